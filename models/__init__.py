@@ -1,0 +1,8 @@
+"""Paper examples as runnable models (installed as ``pyomo_mbdyn.models``).
+
+Each module builds a multibody system and a problem on it and returns a Pyomo
+model; ``pyomo-mbdyn list`` shows what is here.
+"""
+
+#: model name → (module, one-line description); filled as models are added.
+MODELS = {}

@@ -1,0 +1,261 @@
+"""An AMPL solver driver backed by the IPOPT and Bonmin libraries in CasADi.
+
+Run as ``python -m pyomo_mbdyn.solvers.ampl_driver SOLVER stub.nl -AMPL
+[option=value ...]`` with ``SOLVER`` one of ``ipopt``, ``bonmin``.  Like the
+``ipopt`` executable it reads ``stub.nl``, solves, and writes ``stub.sol``; it
+also writes ``stub.casadi.json`` with the solver's own status, iteration count
+and timing, which the Pyomo plugin reads for the details the .sol format has no
+place for.
+
+Sign convention
+---------------
+The .sol file carries duals and bound multipliers exactly as Ipopt's own AMPL
+interface writes them (``AmplTNLP::finalize_solution``), so a user sees the
+same numbers as with the ``ipopt`` executable.  Ipopt minimises
+``σ f(x)`` with ``σ = +1`` for minimisation and ``σ = -1`` for maximisation,
+with Lagrangian ``σ f + λᵀ g - z_Lᵀ (x - x_L) + z_Uᵀ (x - x_U)``,
+``z_L, z_U ≥ 0``.  CasADi reports ``lam_g = λ`` and ``lam_x = z_U - z_L``.
+Written to the .sol file:
+
+========================  ================================
+``dual`` (constraints)    ``-σ λ``
+``ipopt_zL_out``          ``σ z_L``
+``ipopt_zU_out``          ``-σ z_U``
+========================  ================================
+
+For a minimisation this makes the dual of an active ``g(x) ≥ b`` positive and
+that of an active ``g(x) ≤ b`` negative, ``ipopt_zL_out ≥ 0`` and
+``ipopt_zU_out ≤ 0``.  A warm start reads ``dual`` (the .nl ``d`` segment),
+``ipopt_zL_in`` and ``ipopt_zU_in`` with the inverse map.
+
+Options are passed as ``name=value``; names without a dot are options of the
+solver (``tol=1e-10`` for IPOPT, ``bonmin.algorithm=B-BB`` or ``tol=...`` for
+Bonmin).  Values are converted to int, then float, else kept as strings.
+"""
+
+import json
+import os
+import sys
+import time
+
+__all__ = ["main", "solve_nl", "IPOPT_RESULT_CODES"]
+
+#: Ipopt's ApplicationReturnStatus (as CasADi names it) → (solve_result_num,
+#: message), following ``AmplTNLP::finalize_solution`` of Ipopt 3.14.
+IPOPT_RESULT_CODES = {
+    "Solve_Succeeded": (0, "Optimal Solution Found"),
+    "Solved_To_Acceptable_Level": (1, "Solved To Acceptable Level."),
+    "Feasible_Point_Found": (2, "Found feasible point for square problem."),
+    "Infeasible_Problem_Detected": (
+        200,
+        "Converged to a locally infeasible point. Problem may be infeasible.",
+    ),
+    "Diverging_Iterates": (300, "Iterates diverging; problem might be unbounded."),
+    "Maximum_Iterations_Exceeded": (400, "Maximum Number of Iterations Exceeded."),
+    "Maximum_CpuTime_Exceeded": (401, "Maximum CPU Time Exceeded."),
+    "Maximum_WallTime_Exceeded": (402, "Maximum Wall Time Exceeded."),
+    "Search_Direction_Becomes_Too_Small": (500, "Search Direction becomes Too Small."),
+    "Restoration_Failed": (501, "Restoration Phase Failed."),
+    "Invalid_Number_Detected": (
+        502,
+        "Invalid number in NLP function or derivative detected.",
+    ),
+    "Error_In_Step_Computation": (502, "Error in step computation."),
+    "Not_Enough_Degrees_Of_Freedom": (502, "Problem has too few degrees of freedom."),
+    "User_Requested_Stop": (502, "Stopping optimization at current point as requested by user."),
+}
+
+#: Bonmin's TMINLP::SolverReturn (as CasADi names it) → (code, message).
+BONMIN_RESULT_CODES = {
+    "SUCCESS": (0, "Optimal"),
+    "INFEASIBLE": (220, "Infeasible problem"),
+    "CONTINUOUS_UNBOUNDED": (300, "Continuous relaxation is unbounded"),
+    "LIMIT_EXCEEDED": (400, "Limit exceeded (time, nodes or solutions)"),
+    "USER_INTERRUPT": (502, "Interrupted by user"),
+    "MINLP_ERROR": (502, "Error in the MINLP solver"),
+}
+
+
+def _convert(value):
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    return value.strip('"')
+
+
+def parse_options(args):
+    """``['tol=1e-8', 'mu_strategy=adaptive']`` → ``{'tol': 1e-8, ...}``."""
+    options = {}
+    for arg in args:
+        if "=" not in arg:
+            raise ValueError(f"option {arg!r} is not of the form name=value")
+        name, value = arg.split("=", 1)
+        options[name.strip()] = _convert(value.strip())
+    return options
+
+
+def solve_nl(solver, stub, options):
+    """Solve ``stub.nl`` with ``solver`` ('ipopt' or 'bonmin'); write stub.sol.
+
+    Returns the status dictionary that is also written to ``stub.casadi.json``.
+    """
+    import casadi
+    import numpy as np
+
+    from .nl_file import UnsupportedConstruct, read_nl, write_sol
+    from .selection import library_version
+
+    status = {"solver": solver, "casadi": casadi.__version__}
+    try:
+        nl = read_nl(stub + ".nl")
+    except UnsupportedConstruct as err:
+        status.update(error="unsupported", message=str(err),
+                      construct=err.construct, segment=err.segment)
+        return status
+    if solver == "ipopt" and nl.n_discrete:
+        status.update(
+            error="discrete",
+            message=f"{nl.n_binary} binary and {nl.n_integer} integer variables: "
+            "IPOPT solves continuous problems only; use casadi_bonmin",
+        )
+        return status
+
+    # --- import through CasADi and expand to SX (much faster than MX graphs)
+    clean = stub + ".casadi.nl"
+    with open(clean, "w") as f:
+        f.write(nl.text)
+    builder = casadi.NlpBuilder()
+    try:
+        builder.import_nl(clean, {})
+    except RuntimeError as err:
+        status.update(error="import", message=f"CasADi could not import the .nl file: {err}")
+        return status
+    finally:
+        os.remove(clean)
+    x_mx = casadi.vertcat(*builder.x) if nl.n_var else casadi.MX(0, 1)
+    g_mx = casadi.vertcat(*builder.g) if nl.n_con else casadi.MX(0, 1)
+    f_mx = casadi.MX(builder.f) if nl.n_obj else casadi.MX(0)
+    fun = casadi.Function("nlp", [x_mx], [f_mx, g_mx]).expand()
+    x = casadi.SX.sym("x", nl.n_var)
+    f, g = fun(x)
+
+    # ObjSign σ: CasADi has already multiplied f by σ, so it minimises σ f.
+    sigma = -1.0 if _maximises(nl.text) else 1.0
+
+    # --- options
+    opts = {"print_time": False}
+    solver_opts = {}
+    for name, value in options.items():
+        solver_opts[name] = value
+    if solver == "ipopt":
+        opts["ipopt"] = solver_opts
+    else:
+        opts["bonmin"] = solver_opts
+        opts["discrete"] = [bool(d) for d in builder.discrete]
+
+    # --- warm start: d segment (AMPL duals) and ipopt_z*_in suffixes
+    x0 = np.array(builder.x_init, dtype=float)
+    lam_g0 = -sigma * np.array(builder.lambda_init, dtype=float)
+    zl = np.zeros(nl.n_var)
+    zu = np.zeros(nl.n_var)
+    for name, arr, sign in (("ipopt_zL_in", zl, sigma), ("ipopt_zU_in", zu, -sigma)):
+        kind, values = nl.suffixes.get(name, (0, {}))
+        for i, v in values.items():
+            arr[i] = sign * v
+    lam_x0 = zu - zl
+
+    try:
+        nlpsol = casadi.nlpsol("solver", solver, {"x": x, "f": f, "g": g}, opts)
+    except RuntimeError as err:
+        status.update(error="options", message=_short(err))
+        return status
+    t0 = time.perf_counter()
+    try:
+        res = nlpsol(
+            x0=x0,
+            lbx=builder.x_lb,
+            ubx=builder.x_ub,
+            lbg=builder.g_lb,
+            ubg=builder.g_ub,
+            lam_x0=lam_x0,
+            lam_g0=lam_g0,
+        )
+    except RuntimeError as err:
+        status.update(error="solve", message=_short(err))
+        return status
+    wall = time.perf_counter() - t0
+    stats = nlpsol.stats()
+    return_status = stats.get("return_status", "unknown")
+    table = IPOPT_RESULT_CODES if solver == "ipopt" else BONMIN_RESULT_CODES
+    code, text = table.get(return_status, (502, f"Unknown Error ({return_status})"))
+
+    xs = np.array(res["x"]).ravel()
+    lam_g = np.array(res["lam_g"]).ravel()
+    lam_x = np.array(res["lam_x"]).ravel()
+    z_l = np.maximum(-lam_x, 0.0)
+    z_u = np.maximum(lam_x, 0.0)
+    name = "Ipopt" if solver == "ipopt" else "Bonmin"
+    message = f"{name} {library_version(solver)} (CasADi {casadi.__version__}): {text}"
+    write_sol(
+        stub + ".sol",
+        message,
+        xs,
+        -sigma * lam_g,
+        code,
+        var_suffixes=[("ipopt_zU_out", -sigma * z_u), ("ipopt_zL_out", sigma * z_l)],
+    )
+    status.update(
+        return_status=return_status,
+        solve_result_num=code,
+        message=message,
+        iterations=int(stats.get("iter_count", 0)),
+        wall_seconds=wall,
+    )
+    return status
+
+
+def _maximises(text):
+    for line in text.splitlines():
+        if line.startswith("O"):
+            return line.split()[1] != "0"
+    return False
+
+
+def _short(err):
+    msg = str(err).strip().splitlines()
+    return msg[-1] if msg else repr(err)
+
+
+USAGE = "usage: python -m pyomo_mbdyn.solvers.ampl_driver {ipopt|bonmin} stub[.nl] -AMPL [name=value ...]"
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) < 2 or argv[0] not in ("ipopt", "bonmin"):
+        print(USAGE, file=sys.stderr)
+        return 2
+    solver, stub = argv[0], argv[1]
+    if stub.endswith(".nl"):
+        stub = stub[:-3]
+    rest = [a for a in argv[2:] if a != "-AMPL"]
+    try:
+        options = parse_options(rest)
+    except ValueError as err:
+        print(f"casadi_{solver}: {err}", file=sys.stderr)
+        return 2
+    status = solve_nl(solver, stub, options)
+    with open(stub + ".casadi.json", "w") as f:
+        json.dump(status, f)
+    # Handled failures exit with 0: the plugin reads stub.casadi.json and
+    # reports them (Pyomo would otherwise raise before reading anything).
+    if "error" in status:
+        print(f"casadi_{solver}: {status['message']}", file=sys.stderr)
+        return 0
+    print(f"\ncasadi_{solver}: {status['message']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,234 @@
+"""Pyomo solver plugins ``casadi_ipopt`` and ``casadi_bonmin``.
+
+Both are registered with Pyomo's ``SolverFactory`` on ``import pyomo_mbdyn``.
+They are ordinary AMPL-protocol shell solvers, built on Pyomo's own ``ipopt``
+plugin: Pyomo writes ``stub.nl``, the driver
+:mod:`pyomo_mbdyn.solvers.ampl_driver` (run with the current Python) solves
+it with the IPOPT or Bonmin library inside the ``casadi`` wheel and writes
+``stub.sol``, and Pyomo reads it back.  Hence everything that works with the
+``ipopt`` executable works here:
+
+* ``solver.options['tol'] = 1e-10``: any IPOPT or Bonmin option by name
+  (``OF_name`` options go through an options file, as with ``ipopt``);
+* ``solve(model, tee=True)`` streams the solver log; ``timelimit=s`` sets
+  IPOPT's ``max_wall_time`` (Bonmin's ``bonmin.time_limit``);
+* Suffixes ``dual``, ``ipopt_zL_out``, ``ipopt_zU_out`` are imported and
+  ``dual``, ``ipopt_zL_in``, ``ipopt_zU_in`` exported for a warm start
+  (with ``warm_start_init_point='yes'``).  The signs are those of Ipopt's AMPL
+  interface, documented in :mod:`pyomo_mbdyn.solvers.ampl_driver`: for a
+  minimisation the dual of an active ``≥`` constraint is positive, that of an
+  active ``≤`` constraint negative, ``ipopt_zL_out ≥ 0``, ``ipopt_zU_out ≤ 0``.
+
+Termination conditions follow Pyomo's reading of the ipopt executable's .sol
+codes, refined with the solver's own status: ``optimal``, ``locallyOptimal``
+(IPOPT's "solved to acceptable level"), ``infeasible``, ``unbounded``,
+``maxIterations``, ``maxTimeLimit`` and ``error`` (evaluation errors, failed
+restoration, ...), each with the solver's message in
+``results.solver.message`` and the iteration count in
+``results.solver.iterations``.  A point is loaded into the model only when
+the solver reports optimality or stopped at a limit; after ``infeasible`` or
+``error`` the model keeps its values.
+"""
+
+import json
+import logging
+import os
+import sys
+
+from pyomo.core.base.var import Var
+from pyomo.opt import SolverResults, SolverStatus, TerminationCondition
+from pyomo.solvers.plugins.solvers.IPOPT import IPOPT
+
+from ..errors import ConfigurationError, SolverError, UnsupportedModelError
+from .selection import library_version
+
+logger = logging.getLogger("pyomo_mbdyn.solvers")
+
+__all__ = ["CasadiIpopt", "CasadiBonmin"]
+
+_DRIVER = "pyomo_mbdyn.solvers.ampl_driver"
+
+
+class _CasadiAmplSolver(IPOPT):
+    """Shared machinery; subclasses set ``backend`` and ``time_limit_option``."""
+
+    backend = None
+    time_limit_option = None
+    integer_capable = False
+
+    def __init__(self, **kwds):
+        super().__init__(**kwds)
+        self.name = self.type = f"casadi_{self.backend}"
+        self.options.solver = self.name
+        self._capabilities.integer = self.integer_capable
+
+    # -- executable and version ---------------------------------------------
+    def _default_executable(self):
+        return sys.executable
+
+    def available(self, exception_flag=True):
+        return library_version(self.backend) is not None
+
+    def _get_version(self):
+        version = library_version(self.backend)
+        return tuple(int(p) for p in version.split(".")) if version else None
+
+    # -- presolve: refuse what the backend cannot solve ----------------------
+    def _presolve(self, *args, **kwds):
+        self._model = args[0] if args else None
+        super()._presolve(*args, **kwds)
+        if not self.integer_capable:
+            discrete = self._discrete_variables()
+            if discrete:
+                names = ", ".join(discrete[:5]) + (" ..." if len(discrete) > 5 else "")
+                raise UnsupportedModelError(
+                    f"{self.name} solves continuous problems only, but the model has "
+                    f"{len(discrete)} integer or binary variables ({names}). "
+                    "Use SolverFactory('casadi_bonmin'), or relax them with "
+                    "TransformationFactory('core.relax_integer_vars')."
+                )
+
+    def _symbol_map(self):
+        model = getattr(self, "_model", None)
+        if model is None or self._smap_id is None:
+            return None
+        return model.solutions.symbol_map.get(self._smap_id)
+
+    def _discrete_variables(self):
+        smap = self._symbol_map()
+        if smap is None:
+            return []
+        found = []
+        for obj in smap.bySymbol.values():
+            obj = obj() if callable(obj) and not hasattr(obj, "ctype") else obj
+            if obj.ctype is Var and not obj.fixed and (obj.is_integer() or obj.is_binary()):
+                found.append(obj.name)
+        return found
+
+    # -- command line --------------------------------------------------------
+    def create_command_line(self, executable, problem_files):
+        if self._timelimit is not None and self.time_limit_option not in self.options:
+            self.options[self.time_limit_option] = float(self._timelimit)
+        cmd = super().create_command_line(executable, problem_files)
+        at = cmd.cmd.index(executable)
+        cmd.cmd[at + 1 : at + 1] = ["-u", "-m", _DRIVER, self.backend]
+        return cmd
+
+    # -- results ----------------------------------------------------------
+    def _status_file(self):
+        return os.path.splitext(self._soln_file)[0] + ".casadi.json"
+
+    def process_output(self, rc):
+        status = {}
+        path = self._status_file()
+        if os.path.exists(path):
+            with open(path) as f:
+                status = json.load(f)
+            os.remove(path)
+        if "error" in status:
+            return self._results_for_error(status, rc)
+        if not os.path.exists(self._results_file):
+            raise SolverError(
+                f"{self.name} stopped without writing a solution (return code {rc}). "
+                f"Solver output:\n{self._tail_of_log()}"
+            )
+        results = super().process_output(rc)
+        self._refine(results, status)
+        return results
+
+    def _tail_of_log(self, lines=20):
+        if self._log_file and os.path.exists(self._log_file):
+            with open(self._log_file) as f:
+                return "".join(f.readlines()[-lines:])
+        return "(no log)"
+
+    def _results_for_error(self, status, rc):
+        kind, message = status["error"], status["message"]
+        if kind == "unsupported":
+            where = self._component_name(status["segment"])
+            raise UnsupportedModelError(
+                f"{self.name}: {status['construct']} in {where} cannot be solved: "
+                "CasADi's .nl importer has no such operation. Reformulate it "
+                "smoothly (e.g. replace Expr_if by a smooth approximation)."
+            )
+        if kind == "discrete":
+            raise UnsupportedModelError(f"{self.name}: {message}")
+        if kind == "options":
+            raise ConfigurationError(
+                f"{self.name}: the solver rejected its options {dict(self.options)}: {message}"
+            )
+        results = SolverResults()
+        results.solver.status = SolverStatus.error
+        results.solver.termination_condition = TerminationCondition.error
+        results.solver.message = f"{self.name}: {message}"
+        results.solver.return_code = rc
+        return results
+
+    def _component_name(self, segment):
+        smap = self._symbol_map()
+        symbol = ("c" if segment[0] == "C" else "o") + segment[1:]
+        if smap is not None and symbol in smap.bySymbol:
+            obj = smap.bySymbol[symbol]
+            kind = "constraint" if segment[0] == "C" else "objective"
+            return f"{kind} '{obj.name}'"
+        return f"segment {segment}"
+
+    def _refine(self, results, status):
+        solver = results.solver
+        code = status.get("solve_result_num", solver.id)
+        if status.get("message"):
+            solver.message = status["message"]
+        solver.iterations = status.get("iterations")
+        if status.get("wall_seconds") is not None:
+            solver.wallclock_time = status["wall_seconds"]
+        if code in (1, 2):
+            solver.termination_condition = TerminationCondition.locallyOptimal
+            solver.status = SolverStatus.warning if code == 2 else SolverStatus.ok
+        elif 400 <= code <= 499:
+            time_limit = status.get("return_status", "").endswith(("Time_Exceeded",))
+            if self.backend == "bonmin":
+                time_limit = self._timelimit is not None
+            solver.termination_condition = (
+                TerminationCondition.maxTimeLimit if time_limit else TerminationCondition.maxIterations
+            )
+        elif 500 <= code <= 599:
+            solver.termination_condition = TerminationCondition.error
+            solver.status = SolverStatus.error
+        if solver.termination_condition in (
+            TerminationCondition.infeasible,
+            TerminationCondition.unbounded,
+            TerminationCondition.error,
+        ):
+            logger.warning(
+                "%s: %s (%s). No point was loaded into the model. Check the "
+                "initial point, bounds and scaling, or try another start "
+                "(tee=True shows the solver log).",
+                self.name,
+                solver.termination_condition,
+                solver.message,
+            )
+
+    def _postsolve(self):
+        results = super()._postsolve()
+        if results.solver.termination_condition in (
+            TerminationCondition.infeasible,
+            TerminationCondition.unbounded,
+            TerminationCondition.error,
+        ):
+            self._load_solutions = False
+        return results
+
+
+class CasadiIpopt(_CasadiAmplSolver):
+    """IPOPT (with MUMPS) from the casadi wheel, through the AMPL protocol."""
+
+    backend = "ipopt"
+    time_limit_option = "max_wall_time"
+
+
+class CasadiBonmin(_CasadiAmplSolver):
+    """Bonmin (branch-and-bound over IPOPT, CBC) from the casadi wheel."""
+
+    backend = "bonmin"
+    time_limit_option = "bonmin.time_limit"
+    integer_capable = True

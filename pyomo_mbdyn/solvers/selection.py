@@ -1,0 +1,168 @@
+"""Which solvers can run here, and choosing one.
+
+``get_solver()`` prefers a real ``ipopt`` (or ``bonmin``) executable on PATH and
+falls back to the libraries bundled in the ``casadi`` wheel, so that models
+never name a solver and a fresh ``pip install`` can solve everything.
+"""
+
+import functools
+import glob
+import os
+import shutil
+
+__all__ = ["library_version", "available_solvers", "get_solver", "KNOWN_SOLVERS"]
+
+#: name → (kind, where it comes from)
+KNOWN_SOLVERS = {
+    "ipopt": ("nlp", "ipopt executable on PATH (AMPL interface)"),
+    "casadi_ipopt": ("nlp", "IPOPT library bundled in the casadi wheel"),
+    "bonmin": ("minlp", "bonmin executable on PATH (AMPL interface)"),
+    "casadi_bonmin": ("minlp", "Bonmin library bundled in the casadi wheel"),
+    "ripopt": ("nlp", "ripopt executable from the pyomo-ripopt package"),
+}
+
+_LIBRARIES = {"ipopt": "libipopt.so.*.*.*", "bonmin": "libbonmin.so.*.*.*"}
+
+
+@functools.lru_cache(maxsize=None)
+def library_version(backend):
+    """Version string of the IPOPT or Bonmin library inside casadi, or None."""
+    try:
+        import casadi
+    except ImportError:
+        return None
+    if not casadi.has_nlpsol(backend):
+        return None
+    root = os.path.dirname(casadi.__file__)
+    if backend == "ipopt":
+        header = os.path.join(root, "include", "coin-or", "IpoptConfig.h")
+        if os.path.exists(header):
+            with open(header) as f:
+                for line in f:
+                    if line.startswith("#define IPOPT_VERSION "):
+                        return line.split('"')[1]
+    for path in sorted(glob.glob(os.path.join(root, _LIBRARIES[backend]))):
+        return path.rsplit(".so.", 1)[1]
+    return "unknown"
+
+
+def _executable_version(name):
+    from pyomo.opt import SolverFactory
+
+    with _quiet():
+        opt = SolverFactory(name)
+        try:
+            if not opt.available(exception_flag=False):
+                return None
+            version = opt.version()
+        except Exception:
+            return None
+    return ".".join(str(v) for v in version) if version else "unknown"
+
+
+class _quiet:
+    """Silence Pyomo's 'could not locate executable' warnings while probing."""
+
+    def __enter__(self):
+        import logging
+
+        self._loggers = [logging.getLogger(n) for n in ("pyomo.solvers", "pyomo.opt")]
+        self._levels = [lg.level for lg in self._loggers]
+        for lg in self._loggers:
+            lg.setLevel(logging.ERROR)
+
+    def __exit__(self, *exc):
+        for lg, level in zip(self._loggers, self._levels):
+            lg.setLevel(level)
+
+
+def available_solvers():
+    """List the solvers that can run here.
+
+    Returns
+    -------
+    list of dict
+        ``{"name", "kind" ('nlp' or 'minlp'), "version", "source"}`` for each
+        available solver, bundled ones included.
+    """
+    import pyomo_mbdyn  # noqa: F401  (registers the casadi plugins)
+
+    found = []
+    for name, (kind, source) in KNOWN_SOLVERS.items():
+        if name.startswith("casadi_"):
+            version = library_version(name[len("casadi_"):])
+        elif name == "ripopt":
+            try:
+                import pyomo_ripopt  # noqa: F401
+            except ImportError:
+                continue
+            version = _executable_version(name)
+        else:
+            if shutil.which(name) is None:
+                continue
+            version = _executable_version(name)
+        if version is not None:
+            found.append({"name": name, "kind": kind, "version": version, "source": source})
+    return found
+
+
+def _has_discrete_variables(model):
+    from pyomo.core.base.var import Var
+
+    return any(
+        v.is_integer() or v.is_binary()
+        for v in model.component_data_objects(Var, active=True, descend_into=True)
+        if not v.fixed
+    )
+
+
+def get_solver(name=None, *, model=None, discrete=None, **options):
+    """Return a ready Pyomo solver, preferring an executable on PATH.
+
+    Parameters
+    ----------
+    name : str, optional
+        A solver name (``'ipopt'``, ``'casadi_ipopt'``, ``'bonmin'``,
+        ``'casadi_bonmin'``, ``'ripopt'`` or any Pyomo solver).  Without it:
+        the ``ipopt`` executable when it is on PATH, else ``casadi_ipopt``;
+        for discrete problems ``bonmin`` or else ``casadi_bonmin``.
+    model : Pyomo model, optional
+        Used only to decide whether the problem has integer variables.
+    discrete : bool, optional
+        Say directly whether the problem has integer variables.
+    **options
+        Solver options, set on ``solver.options``.
+
+    Raises
+    ------
+    SolverUnavailableError
+        When ``name`` is unknown or cannot run here; the message lists the
+        solvers that are available.
+    """
+    from pyomo.opt import SolverFactory
+
+    import pyomo_mbdyn  # noqa: F401
+
+    from ..errors import SolverUnavailableError
+
+    if discrete is None:
+        discrete = model is not None and _has_discrete_variables(model)
+    if name is None:
+        if discrete:
+            name = "bonmin" if shutil.which("bonmin") else "casadi_bonmin"
+        else:
+            name = "ipopt" if shutil.which("ipopt") else "casadi_ipopt"
+    with _quiet():
+        solver = SolverFactory(name)
+        try:
+            ok = solver is not None and bool(solver.available(exception_flag=False))
+        except Exception:
+            ok = False
+    if not ok:
+        listing = ", ".join(f"{s['name']} ({s['version']})" for s in available_solvers())
+        raise SolverUnavailableError(
+            f"solver {name!r} is not available here; available: {listing or 'none'}."
+        )
+    for key, value in options.items():
+        solver.options[key] = value
+    return solver

@@ -1,0 +1,17 @@
+"""Shared pytest configuration for the pyomo_mbdyn test suite."""
+
+import os
+
+import pytest
+from hypothesis import settings
+
+# Property tests: enough examples to find counterexamples, bounded run time.
+settings.register_profile("default", max_examples=40, deadline=None)
+settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True)
+settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+@pytest.fixture(autouse=True)
+def _work_in_tmp(tmp_path, monkeypatch):
+    """Run every test in its own directory so solver files never collide."""
+    monkeypatch.chdir(tmp_path)
