@@ -1,0 +1,28 @@
+"""Mechanics: bodies, joints and multibody systems in natural coordinates.
+
+Pure mathematics, backend-agnostic: every formula accepts numpy arrays whose
+entries are floats, Pyomo expressions or CasADi symbols.
+"""
+
+from .bodies import Body, PointMass, RigidBody
+from .joints import (
+    GROUND,
+    Cylindrical,
+    Fixed,
+    Joint,
+    Planar,
+    Prismatic,
+    Revolute,
+    Spherical,
+    Universal,
+)
+from .linalg import contravariant, hat, rotation_cayley, rotation_exp
+from .system import MultibodySystem
+
+__all__ = [
+    "Body", "RigidBody", "PointMass",
+    "Joint", "Spherical", "Revolute", "Prismatic", "Cylindrical", "Planar", "Universal",
+    "Fixed", "GROUND",
+    "MultibodySystem",
+    "hat", "rotation_exp", "rotation_cayley", "contravariant",
+]

@@ -1,0 +1,604 @@
+"""Joints between two bodies, or between the ground and a body.
+
+Every joint is described by the *relative* motion of a child joint frame with
+respect to a parent joint frame, built from elementary motions along axes:
+
+* rotations about axes ``a_k`` (fixed in the parent, or for the second axis of
+  a :class:`Universal` fixed in the child) with rates ``α̇_k``;
+* translations along parent-fixed axes ``b_k`` with rates ``ṙ_k``.
+
+With the joint points ``s = φ + ρ`` (``ρ = Σ X_I d_I``) this gives, for the
+parent twist ``(φ̇_p, ω_p)`` and the joint rates (thesis §2.7 generalised):
+
+    ω_c = ω_p + Σ α̇_k a_k
+    φ̇_c = φ̇_p + ω_p × (φ_c - φ_p) + Σ α̇_k ρ_c × a_k + Σ ṙ_k b_k
+
+i.e. the twist map ``twist_c = A twist_p + E rates`` used to build the null-space
+matrix ``P``.  It reproduces the thesis's revolute and prismatic ``P_ext``.
+
+Joint efforts (torques about ``a_k``, forces along ``b_k``) act on the child
+as the wrench ``(f, ρ_c × f + t)`` (applied at the joint point) and on the
+parent as the opposite wrench at the same point, so every joint wrench pair has
+zero net force and zero net moment about the origin (the key to momentum
+consistency, DMOCC §5).  ``t_k`` and ``f_k`` are the dual bases of the axes
+(``t_k · a_j = δ_kj``, ``f_k · b_j = δ_kj``, in the span of the axes),
+computed from the axes *at the configuration given*; hence ``Cᵀ T = I`` holds
+exactly also at a non-admissible midpoint, and with the contravariant
+``P_int(q♯)`` the system's ``B(q♯) P(q_mid) = I`` exactly (thesis §2.6, §2.8).
+
+The nodal reparametrisation ``q_c,n+1 = F(u, q_n)`` rotates the child by the
+parent's increment ``R_p`` composed with rotations about the axes at ``t_n``
+and moves the child joint point by ``R_p`` applied to the old relative offset
+plus the translations along the axes at ``t_n``.  This is exact for every
+joint (DMOCC errata §6.2: the axis is carried along by ``R_p``, the printed
+projectors with ``n_n`` are wrong) and ``∂F/∂u|₀ = P``.
+
+Constraints (``m_ext`` rows each), with ``δ = s_c - s_p``:
+
+==============  =====  =====================================================
+joint           m_ext  constraints
+==============  =====  =====================================================
+Spherical        3     δ = 0
+Revolute         5     δ = 0;  n·d^c_a - η_a for the two child directors a
+                       least aligned with n
+Prismatic        5     m_1·δ, m_2·δ;  three director products d^p_i·d^c_j - η
+Cylindrical      4     m_1·δ, m_2·δ;  n·d^c_a - η_a (two directors)
+Planar           3     n·δ;  n·d^c_a - η_a (two directors)
+Universal        4     δ = 0;  n_1·n_2 - η
+Fixed            6     δ = 0;  three director products d^p_i·d^c_j - η
+==============  =====  =====================================================
+
+(``m_1, m_2, n`` a right-handed orthonormal frame fixed in the parent.)  The
+director products of P and F are chosen at the reference configuration so that
+their rotational gradients are best conditioned (the paper's fixed choice
+``d^p_1·d^c_2, d^p_2·d^c_3, d^p_3·d^c_1`` degenerates for some relative
+orientations).
+
+**Universal joint (not in the papers), derivation.**  Axes ``n_1`` fixed in
+the parent and ``n_2`` fixed in the child, ``n_1 · n_2 = η`` (normally 0).
+With ``ω_c = ω_p + α̇ n_1 + β̇ n_2``:
+``d/dt(n_1·n_2) = (ω_p × n_1)·n_2 + n_1·(ω_c × n_2)
+= ω_p·(n_1 × n_2) + ω_p·(n_2 × n_1) + α̇ n_1·(n_1 × n_2) = 0``, so the twist
+map is admissible; the reparametrisation ``R_c = R_p exp(α n̂_1) exp(β n̂_2)``
+keeps ``n_1·n_2`` exactly since ``n_1·exp(α n̂_1) n_2 = n_1·n_2``.
+
+**Fixed joint, derivation.**  No rates: ``ω_c = ω_p`` and the joint point is
+carried rigidly; the six constraints fix δ and the relative rotation.
+"""
+
+import itertools
+
+import numpy as np
+
+from ..errors import AssemblyError, ConfigurationError
+from .bodies import Body, PointMass, RigidBody
+from .linalg import ROTATION_MAPS, as_array, cross, dot, hat, scale
+
+__all__ = [
+    "Joint",
+    "Spherical",
+    "Revolute",
+    "Prismatic",
+    "Cylindrical",
+    "Planar",
+    "Universal",
+    "Fixed",
+    "GROUND",
+]
+
+
+class _Ground(RigidBody):
+    """The inertial frame: origin, directors e_1, e_2, e_3, never moving."""
+
+    def __init__(self):
+        super().__init__("ground", 1.0, euler=(1.0, 1.0, 1.0))
+
+    def __repr__(self):
+        return "ground"
+
+
+#: The fixed world frame; pass ``None`` (or ``GROUND``) as a joint's parent.
+GROUND = _Ground()
+
+_ASSEMBLY_TOL = 1e-8
+
+
+def _unit(v, what, owner):
+    v = np.asarray(v, dtype=float).reshape(-1)
+    if v.shape != (3,) or not np.all(np.isfinite(v)):
+        raise ConfigurationError(f"{owner}: {what} must be 3 finite numbers, got {v!r}")
+    norm = np.linalg.norm(v)
+    if norm < 1e-12:
+        raise ConfigurationError(f"{owner}: {what} must be non-zero, got {tuple(v)}")
+    return v / norm
+
+
+def _complete_frame(n):
+    """Right-handed orthonormal (m_1, m_2, n) for a unit vector n."""
+    helper = np.eye(3)[int(np.argmin(np.abs(n)))]
+    m1 = np.cross(helper, n)
+    m1 /= np.linalg.norm(m1)
+    m2 = np.cross(n, m1)
+    return m1, m2
+
+
+def _dual_basis(axes):
+    """Vectors t_k in span(axes) with t_k · a_j = δ_kj (explicit, any backend)."""
+    k = len(axes)
+    if k == 0:
+        return []
+    if k == 1:
+        a = axes[0]
+        return [scale(a, 1.0 / dot(a, a))]
+    if k == 2:
+        a, b = axes
+        gaa, gab, gbb = dot(a, a), dot(a, b), dot(b, b)
+        det = gaa * gbb - gab * gab
+        inv = 1.0 / det
+        return [scale(scale(a, gbb) - scale(b, gab), inv), scale(scale(b, gaa) - scale(a, gab), inv)]
+    a, b, c = axes
+    bc, ca, ab = cross(b, c), cross(c, a), cross(a, b)
+    det = dot(a, bc)
+    inv = 1.0 / det
+    return [scale(bc, inv), scale(ca, inv), scale(ab, inv)]
+
+
+class _Vec:
+    """A spatial vector affine in one body's coordinates: ``c φ + Σ X_I d_I``.
+
+    Its Jacobian with respect to that body's ``q`` is the constant
+    ``[c I, X_1 I, X_2 I, X_3 I]`` (``[c I]`` for a point mass).
+    """
+
+    def __init__(self, side, body, X, with_origin):
+        self.side, self.body = side, body
+        self.X = np.zeros(3) if X is None else np.asarray(X, dtype=float)
+        self.c = 1.0 if with_origin else 0.0
+
+    def value(self, q):
+        q = as_array(q)
+        v = self.c * q[0:3]
+        if self.body.has_orientation:
+            v = v + self.X[0] * q[3:6] + self.X[1] * q[6:9] + self.X[2] * q[9:12]
+        return as_array(v)
+
+    def jacobian(self):
+        blocks = [self.c * np.eye(3)]
+        if self.body.has_orientation:
+            blocks += [x * np.eye(3) for x in self.X]
+        return np.hstack(blocks)
+
+
+class Joint:
+    """Base class of joints.  Subclasses set class data and ``_setup``.
+
+    Parameters
+    ----------
+    name : str
+    parent : Body or None
+        ``None`` (or :data:`GROUND`) attaches the child to the fixed frame.
+    child : Body
+    location : 3 numbers, optional
+        The joint point in space, in the reference configuration; converted to
+        body-fixed points of parent and child.  Alternatively give
+    parent_point, child_point : str or 3 numbers, optional
+        Body-fixed components (or names of body points); for the ground, a
+        spatial point.  Default: the child's centre of mass.
+    axis : 3 numbers, optional
+        The joint axis in space in the reference configuration (unit after
+        normalisation); fixed in the parent.  Required for revolute,
+        prismatic, cylindrical (axis), planar (normal), universal (first axis).
+
+    Hooks for subclasses: ``_setup()`` builds ``self._rotation_axes`` (list of
+    ``(side, components)``), ``self._translation_axes`` (tuples of one parent
+    vector's components, or two whose cross product is the axis) and
+    the constraint rows; ``_rotation_increment(u, axes_old)`` composes the
+    rotation increments.
+
+    Attributes
+    ----------
+    dofs : tuple of str     names of the joint coordinates (length r)
+    n_constraints : int     m_ext
+    """
+
+    kind = "joint"
+    dof_names = ()
+
+    def __init__(self, name, parent, child, *, location=None, parent_point=None,
+                 child_point=None, axis=None):
+        if not isinstance(name, str) or not name:
+            raise ConfigurationError(f"joint name must be a non-empty string, got {name!r}")
+        self.name = name
+        if parent is None:
+            parent = GROUND
+        for role, body in (("parent", parent), ("child", child)):
+            if not isinstance(body, Body):
+                raise TypeError(f"{self}: {role} must be a RigidBody or PointMass, got {body!r}")
+        if child is GROUND:
+            raise ConfigurationError(f"{self}: the ground cannot be a child; swap parent and child")
+        if parent is child:
+            raise ConfigurationError(f"{self}: parent and child are the same body {child}")
+        if isinstance(parent, PointMass):
+            raise ConfigurationError(f"{self}: a point mass ({parent.name}) cannot be a joint parent")
+        self.parent, self.child = parent, child
+        self.axis = None if axis is None else _unit(axis, "axis", self)
+
+        # joint points as body-fixed components
+        if location is not None:
+            if parent_point is not None or child_point is not None:
+                raise ConfigurationError(f"{self}: give location= or parent_point=/child_point=, not both")
+            loc = np.asarray(location, dtype=float)
+            self.parent_point = parent.components_of(loc - parent.q0[0:3])
+            self.child_point = (np.zeros(3) if isinstance(child, PointMass)
+                                else child.components_of(loc - child.q0[0:3]))
+        else:
+            self.child_point = (np.zeros(3) if child_point is None
+                                else child.point_components(child_point))
+            if parent_point is None:
+                s_child = child.point(child.q0, self.child_point).astype(float)
+                self.parent_point = parent.components_of(s_child - parent.q0[0:3])
+            else:
+                self.parent_point = parent.point_components(parent_point)
+        if isinstance(child, PointMass) and self.kind != "spherical":
+            raise ConfigurationError(
+                f"{self}: a point mass ({child.name}) can only be attached by a Spherical joint"
+            )
+        self._rows = []  # list of ("vec", k, [(sign, _Vec)]) or ("dot", _Vec-list, _Vec-list, eta)
+        self._rotation_axes = []  # (side, body components)
+        self._translation_axes = []  # parent components
+        self._setup()
+        self._check_assembly()
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.name!r})"
+
+    __str__ = __repr__
+
+    # -- geometry helpers -----------------------------------------------------
+    @property
+    def dofs(self):
+        return tuple(f"{self.name}.{d}" for d in self.dof_names)
+
+    @property
+    def n_dofs(self):
+        return len(self.dof_names)
+
+    @property
+    def n_constraints(self):
+        return len(self._rows)
+
+    def _points(self):
+        sp = _Vec("p", self.parent, self.parent_point, True)
+        sc = _Vec("c", self.child, self.child_point, True)
+        return sp, sc
+
+    def _parent_components(self, spatial):
+        return self.parent.components_of(spatial)
+
+    def _add_offset_rows(self, directions):
+        """Rows e·δ for the given parent-fixed unit directions (components)."""
+        sp, sc = self._points()
+        for comps in directions:
+            e = _Vec("p", self.parent, comps, False)
+            self._rows.append(("dot", [(1.0, e)], [(1.0, sc), (-1.0, sp)], 0.0))
+
+    def _add_coincidence_rows(self):
+        sp, sc = self._points()
+        for k in range(3):
+            self._rows.append(("vec", k, [(1.0, sc), (-1.0, sp)]))
+
+    def _add_alignment_rows(self, axis_components):
+        """n·d^c_a - η_a for the two child directors least aligned with n."""
+        n_sp = self.parent.material_vector(self.parent.q0, axis_components).astype(float)
+        dc = self.child.directors(self.child.q0).astype(float)
+        skip = int(np.argmax(np.abs(dc @ n_sp)))
+        n = _Vec("p", self.parent, axis_components, False)
+        for a in range(3):
+            if a == skip:
+                continue
+            X = np.eye(3)[a]
+            d = _Vec("c", self.child, X, False)
+            self._rows.append(("dot", [(1.0, n)], [(1.0, d)], float(n_sp @ dc[a])))
+
+    def _add_orientation_lock_rows(self):
+        """Three products d^p_i·d^c_j - η with best-conditioned gradients at q0."""
+        dp = self.parent.directors(self.parent.q0).astype(float)
+        dc = self.child.directors(self.child.q0).astype(float)
+        pairs = [(i, j) for i in range(3) for j in range(3)]
+        grads = {(i, j): np.cross(dc[j], dp[i]) for i, j in pairs}
+        best = max(itertools.combinations(pairs, 3),
+                   key=lambda c: abs(np.linalg.det(np.array([grads[p] for p in c]))))
+        for i, j in best:
+            a = _Vec("p", self.parent, np.eye(3)[i], False)
+            b = _Vec("c", self.child, np.eye(3)[j], False)
+            self._rows.append(("dot", [(1.0, a)], [(1.0, b)], float(dp[i] @ dc[j])))
+
+    def _check_assembly(self):
+        g = np.asarray(self.constraints(self.parent.q0, self.child.q0), dtype=float)
+        if g.size and np.abs(g).max() > _ASSEMBLY_TOL:
+            raise AssemblyError(
+                f"{self}: the joint is not assembled in the reference configuration "
+                f"(max constraint residual {np.abs(g).max():.3e}); the joint points of "
+                f"{self.parent.name} and {self.child.name} must coincide"
+                + (" up to the joint's free directions" if self._translation_axes else "")
+            )
+
+    # -- constraints ------------------------------------------------------------
+    def _side_q(self, side, qp, qc):
+        return qp if side == "p" else qc
+
+    def constraints(self, qp, qc):
+        """Φ_ext(q_parent, q_child), shape (m_ext,)."""
+        out = []
+        for row in self._rows:
+            if row[0] == "vec":
+                _, k, terms = row
+                out.append(sum(s * v.value(self._side_q(v.side, qp, qc))[k] for s, v in terms))
+            else:
+                _, lhs, rhs, eta = row
+                a = sum(s * v.value(self._side_q(v.side, qp, qc)) for s, v in lhs)
+                b = sum(s * v.value(self._side_q(v.side, qp, qc)) for s, v in rhs)
+                out.append(dot(a, b) - eta)
+        return as_array(out)
+
+    def jacobian(self, qp, qc):
+        """(∂Φ_ext/∂q_parent, ∂Φ_ext/∂q_child), shapes (m_ext, n_p), (m_ext, n_c)."""
+        n_p, n_c = self.parent.n_coordinates, self.child.n_coordinates
+        Gp, Gc = [], []
+        for row in self._rows:
+            gp = as_array(np.zeros(n_p))
+            gc = as_array(np.zeros(n_c))
+            if row[0] == "vec":
+                _, k, terms = row
+                for s, v in terms:
+                    if v.side == "p":
+                        gp = gp + s * v.jacobian()[k]
+                    else:
+                        gc = gc + s * v.jacobian()[k]
+            else:
+                _, lhs, rhs, _eta = row
+                a = sum(s * v.value(self._side_q(v.side, qp, qc)) for s, v in lhs)
+                b = sum(s * v.value(self._side_q(v.side, qp, qc)) for s, v in rhs)
+                for terms, other in ((lhs, b), (rhs, a)):
+                    for s, v in terms:
+                        contrib = as_array(s * (as_array(other) @ v.jacobian()))
+                        if v.side == "p":
+                            gp = gp + contrib
+                        else:
+                            gc = gc + contrib
+            Gp.append(gp)
+            Gc.append(gc)
+        return as_array(np.array(Gp).reshape(len(self._rows), n_p)), as_array(
+            np.array(Gc).reshape(len(self._rows), n_c))
+
+    # -- kinematics ---------------------------------------------------------
+    def rotation_axes(self, qp, qc):
+        """Spatial rotation axes a_k at (qp, qc)."""
+        axes = []
+        for side, comps in self._rotation_axes:
+            if side == "spatial":
+                axes.append(as_array(comps))
+            elif side == "p":
+                axes.append(self.parent.material_vector(qp, comps))
+            else:
+                axes.append(self.child.material_vector(qc, comps))
+        return axes
+
+    def translation_axes(self, qp):
+        """Spatial translation axes b_k at qp.
+
+        Each is either a parent material vector or the cross product of two;
+        the cross-product form keeps ``b`` exactly orthogonal to the directions
+        the constraints hold fixed also at a midpoint, where the parent's
+        directors are not orthonormal (so that ``G(q_mid) P(q_mid) = 0``).
+        """
+        axes = []
+        for spec in self._translation_axes:
+            vecs = [self.parent.material_vector(qp, c) for c in spec]
+            axes.append(vecs[0] if len(vecs) == 1 else cross(vecs[0], vecs[1]))
+        return axes
+
+    def _child_offset(self, qc):
+        """ρ_c = s_c - φ_c (spatial)."""
+        if not self.child.has_orientation:
+            return as_array(np.zeros(3))
+        return self.child.material_vector(qc, self.child_point)
+
+    def twist_map(self, qp, qc):
+        """(A, E) with ``twist_c = A twist_p + E rates``; shapes (t_c, 6), (t_c, r)."""
+        qp, qc = as_array(qp), as_array(qc)
+        d = as_array(qc[0:3] - qp[0:3])
+        top = np.hstack([np.eye(3), -hat(d)])
+        A = top if not self.child.has_orientation else np.vstack([top, np.hstack([np.zeros((3, 3)), np.eye(3)])])
+        rho_c = self._child_offset(qc)
+        cols = []
+        for a in self.rotation_axes(qp, qc):
+            col = [*cross(rho_c, a)]
+            if self.child.has_orientation:
+                col += [*a]
+            cols.append(col)
+        for b in self.translation_axes(qp):
+            col = [*b] + ([0.0, 0.0, 0.0] if self.child.has_orientation else [])
+            cols.append(col)
+        E = as_array(np.array(cols, dtype=object).T.reshape(self.child.twist_size, len(cols)))
+        return as_array(A), E
+
+    def wrench_map(self, qp, qc):
+        """(C_p, C_c): wrenches on parent and child per unit joint effort.
+
+        Shapes (6, r) and (t_c, r); zero net force and moment; ``C_cᵀ E = I``
+        and ``C_pᵀ + C_cᵀ A = 0`` at the configuration given.
+        """
+        qp, qc = as_array(qp), as_array(qc)
+        rho_c = self._child_offset(qc)
+        s_c = as_array(qc[0:3] + rho_c)
+        lever_p = as_array(s_c - qp[0:3])
+        z = as_array(np.zeros(3))
+        cp, cc = [], []
+        for t in _dual_basis(self.rotation_axes(qp, qc)):
+            cp.append([*z, *(-t)])
+            cc.append([*z, *t] if self.child.has_orientation else [*z])
+        for f in _dual_basis(self.translation_axes(qp)):
+            cp.append([*(-f), *(-cross(lever_p, f))])
+            cc.append([*f, *cross(rho_c, f)] if self.child.has_orientation else [*f])
+        r = self.n_dofs
+        Cp = as_array(np.array(cp, dtype=object).T.reshape(6, r))
+        Cc = as_array(np.array(cc, dtype=object).T.reshape(self.child.twist_size, r))
+        return Cp, Cc
+
+    # -- reparametrisation --------------------------------------------------------
+    def _rotation_increment(self, u_rot, axes_old, rotation):
+        R = np.eye(3)
+        for alpha, a in zip(u_rot, axes_old):
+            R = as_array(R @ ROTATION_MAPS[rotation](scale(a, alpha)))
+        return as_array(R)
+
+    def reparametrise(self, u, qp_old, qp_new, R_p, qc_old, rotation="exp"):
+        """Child configuration after the joint increments ``u`` (length r).
+
+        ``qp_old, qp_new``: parent before/after; ``R_p``: the parent's rotation
+        increment (``d_p,new = R_p d_p,old``).  Returns ``(qc_new, R_c)``.
+        """
+        u = as_array(u)
+        qp_old, qp_new, qc_old = as_array(qp_old), as_array(qp_new), as_array(qc_old)
+        n_rot = len(self._rotation_axes)
+        R_rel = self._rotation_increment(u[:n_rot], self.rotation_axes(qp_old, qc_old), rotation)
+        R_c = as_array(as_array(R_p) @ R_rel)
+        s_p_old = self.parent.point(qp_old, self.parent_point)
+        s_p_new = self.parent.point(qp_new, self.parent_point)
+        s_c_old = as_array(qc_old[0:3] + self._child_offset(qc_old))
+        offset = as_array(s_c_old - s_p_old)
+        for uk, b in zip(u[n_rot:], self.translation_axes(qp_old)):
+            offset = as_array(offset + scale(b, uk))
+        s_c_new = as_array(s_p_new + as_array(R_p) @ offset)
+        if not self.child.has_orientation:
+            return s_c_new, np.eye(3)
+        d_old = self.child.directors(qc_old)
+        d_new = [as_array(R_c @ d_old[i]) for i in range(3)]
+        X = self.child_point
+        phi_new = as_array(s_c_new - (X[0] * d_new[0] + X[1] * d_new[1] + X[2] * d_new[2]))
+        return as_array(np.concatenate([phi_new, *d_new])), R_c
+
+
+class Spherical(Joint):
+    """Ball joint: the joint points coincide; three relative rotations (ω_c - ω_p)."""
+
+    kind = "spherical"
+
+    def _setup(self):
+        self._add_coincidence_rows()
+        if self.child.has_orientation:
+            self.dof_names = ("wx", "wy", "wz")
+            self._rotation_axes = [("spatial", e) for e in np.eye(3)]
+        else:
+            self.dof_names = ()
+
+    def _rotation_increment(self, u_rot, axes_old, rotation):
+        if len(u_rot) == 0:  # a point mass: no orientation
+            return np.eye(3)
+        return ROTATION_MAPS[rotation](as_array(u_rot))
+
+
+class Revolute(Joint):
+    """Hinge about ``axis`` (fixed in the parent) through the joint point."""
+
+    kind = "revolute"
+    dof_names = ("angle",)
+
+    def _setup(self):
+        if self.axis is None:
+            raise ConfigurationError(f"{self}: a revolute joint needs axis=")
+        n = self._parent_components(self.axis)
+        self._add_coincidence_rows()
+        self._add_alignment_rows(n)
+        self._rotation_axes = [("p", n)]
+
+
+class Prismatic(Joint):
+    """Slider along ``axis`` (fixed in the parent); no relative rotation."""
+
+    kind = "prismatic"
+    dof_names = ("slide",)
+
+    def _setup(self):
+        if self.axis is None:
+            raise ConfigurationError(f"{self}: a prismatic joint needs axis=")
+        m1, m2 = _complete_frame(self.axis)
+        m1, m2 = self._parent_components(m1), self._parent_components(m2)
+        self._add_offset_rows([m1, m2])
+        self._add_orientation_lock_rows()
+        self._translation_axes = [(m1, m2)]  # m_1 × m_2 = n
+
+
+class Cylindrical(Joint):
+    """Rotation about and translation along ``axis`` (fixed in the parent)."""
+
+    kind = "cylindrical"
+    dof_names = ("angle", "slide")
+
+    def _setup(self):
+        if self.axis is None:
+            raise ConfigurationError(f"{self}: a cylindrical joint needs axis=")
+        n = self._parent_components(self.axis)
+        m1, m2 = _complete_frame(self.axis)
+        m1, m2 = self._parent_components(m1), self._parent_components(m2)
+        self._add_offset_rows([m1, m2])
+        self._add_alignment_rows(n)
+        self._rotation_axes = [("p", n)]
+        self._translation_axes = [(m1, m2)]  # m_1 × m_2 = n
+
+
+class Planar(Joint):
+    """The child slides in the plane with normal ``axis`` and turns about it."""
+
+    kind = "planar"
+    dof_names = ("angle", "slide1", "slide2")
+
+    def _setup(self):
+        if self.axis is None:
+            raise ConfigurationError(f"{self}: a planar joint needs axis= (the plane normal)")
+        n = self._parent_components(self.axis)
+        m1, m2 = _complete_frame(self.axis)
+        self._add_offset_rows([n])
+        self._add_alignment_rows(n)
+        m1, m2 = self._parent_components(m1), self._parent_components(m2)
+        self._rotation_axes = [("p", n)]
+        self._translation_axes = [(m2, n), (n, m1)]  # = m_1, m_2, and ⟂ n at a midpoint
+
+
+class Universal(Joint):
+    """Hooke joint: rotation about ``axis`` (fixed in the parent) and about
+    ``child_axis`` (fixed in the child), normally perpendicular."""
+
+    kind = "universal"
+    dof_names = ("angle1", "angle2")
+
+    def __init__(self, name, parent, child, *, child_axis=None, **kwds):
+        if child_axis is None:
+            raise ConfigurationError(f"Universal({name!r}): needs child_axis=")
+        self._child_axis_spatial = _unit(child_axis, "child_axis", f"Universal({name!r})")
+        super().__init__(name, parent, child, **kwds)
+
+    def _setup(self):
+        if self.axis is None:
+            raise ConfigurationError(f"{self}: a universal joint needs axis=")
+        n1 = self._parent_components(self.axis)
+        n2 = self.child.components_of(self._child_axis_spatial)
+        if abs(self.axis @ self._child_axis_spatial) > 1 - 1e-6:
+            raise ConfigurationError(f"{self}: axis and child_axis must not be parallel")
+        self._add_coincidence_rows()
+        a = _Vec("p", self.parent, n1, False)
+        b = _Vec("c", self.child, n2, False)
+        self._rows.append(("dot", [(1.0, a)], [(1.0, b)], float(self.axis @ self._child_axis_spatial)))
+        self._rotation_axes = [("p", n1), ("c", n2)]
+
+
+class Fixed(Joint):
+    """Welds the child to the parent (no relative motion)."""
+
+    kind = "fixed"
+    dof_names = ()
+
+    def _setup(self):
+        self._add_coincidence_rows()
+        self._add_orientation_lock_rows()

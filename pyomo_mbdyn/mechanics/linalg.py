@@ -1,0 +1,156 @@
+"""Backend-agnostic small linear algebra and rotation maps.
+
+Every mechanics formula in pyomo_mbdyn is written once, over numpy arrays whose
+entries may be floats, Pyomo expressions or CasADi ``SX``/``MX`` scalars.  The
+helpers here keep to operations all three support (``+ - * /`` and the few
+elementary functions dispatched by :func:`elementwise`), and return ``float``
+arrays when the input is numeric and ``object`` arrays otherwise.  Products of
+an array and a symbolic scalar go through :func:`scale`.
+
+Rotation maps are *smooth*: no branch at zero rotation.  The exponential map
+uses the entire functions ``sin(a)/a`` and ``(1 - cos a)/a²`` of ``s = a² =
+θ·θ`` as Taylor series evaluated by Horner's rule; with :data:`SERIES_TERMS`
+terms they equal the trigonometric forms to round-off for ``|θ| ≤ 3π``.
+"""
+
+import math
+
+import numpy as np
+
+__all__ = [
+    "as_array",
+    "scale",
+    "hat",
+    "cross",
+    "dot",
+    "outer",
+    "rotation_exp",
+    "rotation_cayley",
+    "ROTATION_MAPS",
+    "contravariant",
+    "SERIES_TERMS",
+]
+
+#: Terms of the Taylor series in s = θ·θ for the exponential map; the remainder
+#: is below 1e-17 (relative) for |θ| ≤ 3π.
+SERIES_TERMS = 34
+
+
+def _is_numeric(x):
+    return isinstance(x, (int, float, np.floating, np.integer))
+
+
+def as_array(x):
+    """``x`` as a numpy array: float when every entry is a number, else object."""
+    a = np.asarray(x, dtype=object)
+    if all(_is_numeric(v) for v in a.flat):
+        return a.astype(float)
+    return a
+
+
+def scale(A, c):
+    """Element-wise ``A * c`` for an array ``A`` and a scalar ``c`` of any backend.
+
+    (``ndarray * casadi.SX`` would turn into a CasADi matrix, and Pyomo may try
+    to convert the array; this keeps an ndarray.)
+    """
+    A = np.asarray(A, dtype=object)
+    out = np.empty(A.shape, dtype=object)
+    for idx, a in np.ndenumerate(A):
+        out[idx] = a * c
+    return as_array(out)
+
+
+def hat(a):
+    """Skew matrix with ``hat(a) @ b == a × b`` (shape (3, 3))."""
+    a = as_array(a)
+    z = 0.0 * a[0] if a.dtype == object else 0.0
+    return as_array([[z, -a[2], a[1]], [a[2], z, -a[0]], [-a[1], a[0], z]])
+
+
+def cross(a, b):
+    a, b = as_array(a), as_array(b)
+    return as_array(
+        [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    )
+
+
+def dot(a, b):
+    a, b = as_array(a), as_array(b)
+    return sum(a[i] * b[i] for i in range(len(a)))
+
+
+def outer(a, b):
+    a, b = as_array(a), as_array(b)
+    return as_array([[a[i] * b[j] for j in range(len(b))] for i in range(len(a))])
+
+
+def _horner(coefficients, s):
+    result = coefficients[-1]
+    for c in reversed(coefficients[:-1]):
+        result = c + s * result
+    return result
+
+
+_SINC = [(-1.0) ** k / math.factorial(2 * k + 1) for k in range(SERIES_TERMS)]
+_COSC = [(-1.0) ** k / math.factorial(2 * k + 2) for k in range(SERIES_TERMS)]
+
+
+def rotation_exp(theta):
+    """Rodrigues' formula ``exp(θ̂) = I + sin(a)/a θ̂ + (1 - cos a)/a² θ̂²``.
+
+    ``a = |θ|``; both coefficients are evaluated as series in ``θ·θ`` (smooth
+    at θ = 0, exact to round-off for ``|θ| ≤ 3π``).  DMOCC paper Eq. (4.6);
+    thesis §2.4.
+    """
+    theta = as_array(theta)
+    s = dot(theta, theta)
+    T = hat(theta)
+    return as_array(np.eye(3) + scale(T, _horner(_SINC, s)) + scale(T @ T, _horner(_COSC, s)))
+
+
+def rotation_cayley(theta):
+    """Cayley map ``(I - θ̂/2)⁻¹(I + θ̂/2) = I + 4/(4 + θ·θ) (θ̂ + θ̂²/2)``.
+
+    Rational and smooth; agrees with ``exp`` to second order in θ.
+    """
+    theta = as_array(theta)
+    T = hat(theta)
+    c = 4.0 / (4.0 + dot(theta, theta))
+    return as_array(np.eye(3) + scale(T + 0.5 * (T @ T), c))
+
+
+ROTATION_MAPS = {"exp": rotation_exp, "cayley": rotation_cayley}
+
+
+def contravariant(directors):
+    """Contravariant (dual) directors ``d^i`` of three vectors ``d_i``.
+
+    ``d^i · d_j = δ_ij``, i.e. the columns of ``R^{-T}`` for ``R = [d_1 d_2 d_3]``
+    (thesis §2.6, Betsch, Siebert & Sänger 2012), written with cross products so
+    that it works for every backend: ``d^1 = (d_2 × d_3)/det`` and cyclic.
+
+    Parameters
+    ----------
+    directors : array, shape (3, 3)
+        Row ``i`` is ``d_i`` (typically the midpoint ``(d_{i,k} + d_{i,k+1})/2``).
+    """
+    d = as_array(directors)
+    c = [cross(d[1], d[2]), cross(d[2], d[0]), cross(d[0], d[1])]
+    det = dot(d[0], c[0])
+    inv = 1.0 / det
+    return as_array([scale(ci, inv) for ci in c])
+
+
+def elementwise(name, x):
+    """Apply ``sin``/``cos``/``sqrt`` to a number, Pyomo or CasADi expression."""
+    if _is_numeric(x):
+        return getattr(math, name)(x)
+    module = type(x).__module__
+    if module.startswith("casadi"):
+        import casadi
+
+        return getattr(casadi, name)(x)
+    import pyomo.environ as pyo
+
+    return getattr(pyo, name)(x)

@@ -1,0 +1,514 @@
+"""MultibodySystem: bodies and joints assembled into chains, trees and loops.
+
+The system owns the global coordinate layout ``q = (q^1, …, q^{N_b})`` (12
+numbers per rigid body, 3 per point mass, in insertion order) and the
+independent velocities ``ν``: the twist of every *root* body (a body that no
+joint carries; 6 or 3 numbers) followed by the coordinates of every tree joint,
+in insertion order.  It assembles, for a configuration ``q``:
+
+* the constant mass matrix ``M`` and potential gradient ``∇V`` (uniform gravity,
+  ``V = -Σ m g·φ``);
+* the constraints ``Φ(q)`` (internal, then joint constraints) and ``G = ∂Φ/∂q``;
+* the null-space matrix ``P(q)`` with ``G P = 0``: the rows of body β are
+  ``P_int(q^β) T_β`` with ``T_β`` the twist of β as a function of ν, built
+  down the tree from the joints' twist maps (DMOCC §6);
+* the contravariant control matrix ``B`` with ``Bᵀ = diag_β(P_int(q♯_β) W_β) C̄``
+  (``W = diag(I, ½I)``, ``C̄`` the unit wrenches of every generalised
+  coordinate), so that ``B(q♯_{k+½}) P(q_{k+½}) = I`` exactly (thesis §2.6–2.8);
+* the nodal reparametrisation ``q = F(u, q_base)`` (relative: base ``q_n``;
+  absolute: base ``q_00``), exact on the constraint manifold, ``∂F/∂u|₀ = P``.
+
+A joint whose child is already carried by another joint (or whose child is an
+ancestor of its parent) closes a loop: it adds constraints but no coordinates.
+For systems with loops ``P`` is computed numerically (floats only) as
+``P_tree N`` with ``N`` a null-space basis of ``G_loop P_tree``; ``B`` and ``F``
+are defined for trees only.
+
+Sign convention of controls: generalised forces ``u`` enter the equations of
+motion as ``M v̇ + ∇V + Gᵀγ + Bᵀ(K ν + u) = 0`` (thesis §0), so ``u`` is minus
+the applied joint torque/force; Rayleigh friction ``D = ½ νᵀ K ν``.
+"""
+
+import numpy as np
+
+from ..errors import AssemblyError, ConfigurationError
+from .bodies import Body
+from .joints import GROUND, Joint
+from .linalg import as_array
+
+__all__ = ["MultibodySystem"]
+
+
+def _vstack(blocks, ncols):
+    """Stack 2-D blocks (each ``(rows_i, ncols)``), also when ``ncols == 0``."""
+    blocks = [np.asarray(b, dtype=object) for b in blocks]
+    nrows = sum(b.shape[0] for b in blocks)
+    if ncols == 0 or nrows == 0:
+        return np.zeros((nrows, ncols))
+    return as_array(np.vstack([b.reshape(b.shape[0], ncols) for b in blocks]))
+
+
+class MultibodySystem:
+    """A multibody system.
+
+    Parameters
+    ----------
+    name : str
+    gravity : 3 numbers
+        Gravitational acceleration vector (e.g. ``(0, -9.81, 0)``).
+
+    Examples
+    --------
+    >>> from pyomo_mbdyn.mechanics import RigidBody, Revolute, MultibodySystem
+    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> system = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
+    >>> system.add_bodies(link)
+    >>> system.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> system.n, system.m, system.dof
+    (12, 11, 1)
+    """
+
+    def __init__(self, name="system", gravity=(0.0, 0.0, 0.0)):
+        self.name = name
+        g = np.asarray(gravity, dtype=float).reshape(-1)
+        if g.shape != (3,) or not np.all(np.isfinite(g)):
+            raise ConfigurationError(f"{self}: gravity must be 3 finite numbers, got {gravity!r}")
+        self.gravity = g
+        self.bodies = {}
+        self.joints = {}
+        self._actuated = []  # names of generalised coordinates carrying controls
+        self._friction = {}  # name of generalised coordinate → k
+        self._layout = None
+
+    def __repr__(self):
+        return f"MultibodySystem({self.name!r})"
+
+    # -- declaration ------------------------------------------------------------
+    def add_bodies(self, *bodies):
+        for body in bodies:
+            if not isinstance(body, Body) or body is GROUND:
+                raise TypeError(f"{self}: expected a RigidBody or PointMass, got {body!r}")
+            if body.name in self.bodies:
+                which = "twice" if self.bodies[body.name] is body else "with a name already used"
+                raise ConfigurationError(f"{self}: body {body.name!r} added {which}")
+            self.bodies[body.name] = body
+        self._layout = None
+
+    def add_joints(self, *joints):
+        for joint in joints:
+            if not isinstance(joint, Joint):
+                raise TypeError(f"{self}: expected a Joint, got {joint!r}")
+            if joint.name in self.joints or joint.name in self.bodies:
+                raise ConfigurationError(f"{self}: name {joint.name!r} is already used")
+            for role, body in (("parent", joint.parent), ("child", joint.child)):
+                if body is GROUND:
+                    continue
+                if self.bodies.get(body.name) is not body:
+                    raise ConfigurationError(
+                        f"{joint}: {role} {body.name!r} is not a body of {self}; "
+                        f"known bodies: {sorted(self.bodies)}"
+                    )
+            self.joints[joint.name] = joint
+        self._layout = None
+
+    def actuate(self, target, dofs=None):
+        """Let controls act on a joint's coordinates or on a root body's twist.
+
+        ``target`` is a joint or body (or its name); ``dofs`` selects some of
+        its coordinates by local name (``'angle'``, ``'vx'``, …); default all.
+        """
+        names = self._coordinate_names_of(target)
+        if dofs is not None:
+            wanted = [dofs] if isinstance(dofs, str) else list(dofs)
+            full = {n.split(".", 1)[1]: n for n in names}
+            unknown = [d for d in wanted if d not in full]
+            if unknown:
+                raise ConfigurationError(
+                    f"{self}: {target} has no coordinates {unknown}; it has {sorted(full)}"
+                )
+            names = [full[d] for d in wanted]
+        for n in names:
+            if n not in self._actuated:
+                self._actuated.append(n)
+
+    def add_friction(self, target, k):
+        """Rayleigh friction ``D = ½ k ν²`` on each coordinate of a joint or body."""
+        names = self._coordinate_names_of(target)
+        ks = np.broadcast_to(np.asarray(k, dtype=float), (len(names),))
+        if np.any(ks < 0) or not np.all(np.isfinite(ks)):
+            raise ConfigurationError(f"{self}: friction coefficients must be ≥ 0, got {k!r}")
+        for n, kk in zip(names, ks):
+            self._friction[n] = float(kk)
+
+    def _coordinate_names_of(self, target):
+        layout = self.layout
+        name = getattr(target, "name", target)
+        if name in self.joints:
+            joint = self.joints[name]
+            if joint.name in layout["loop_joints"]:
+                raise ConfigurationError(f"{self}: {joint} closes a loop and has no coordinates")
+            return list(joint.dofs)
+        if name in self.bodies:
+            if name not in layout["roots"]:
+                raise ConfigurationError(
+                    f"{self}: body {name!r} is carried by a joint; actuate the joint instead"
+                )
+            return list(self._root_dofs(self.bodies[name]))
+        raise ConfigurationError(f"{self}: no joint or body named {name!r}")
+
+    @staticmethod
+    def _root_dofs(body):
+        local = ("vx", "vy", "vz", "wx", "wy", "wz")[: body.twist_size]
+        return tuple(f"{body.name}.{d}" for d in local)
+
+    # -- layout -------------------------------------------------------------
+    @property
+    def layout(self):
+        if self._layout is None:
+            self._layout = self._build_layout()
+        return self._layout
+
+    def _build_layout(self):
+        if not self.bodies:
+            raise ConfigurationError(f"{self}: no bodies")
+        offsets, n = {}, 0
+        for body in self.bodies.values():
+            offsets[body.name] = slice(n, n + body.n_coordinates)
+            n += body.n_coordinates
+        # spanning tree: a joint is a tree joint if its child is not yet carried
+        tree_parent, tree_joints, loop_joints = {}, [], []
+
+        def ancestors(b):
+            seen = []
+            while b in tree_parent:
+                b = tree_parent[b]
+                seen.append(b)
+            return seen
+
+        for joint in self.joints.values():
+            c, p = joint.child.name, joint.parent.name
+            if c in tree_parent or (p != "ground" and c in [p, *ancestors(p)]):
+                loop_joints.append(joint.name)
+            else:
+                tree_parent[c] = p
+                tree_joints.append(joint.name)
+        roots = [b for b in self.bodies if b not in tree_parent]
+        # topological order of bodies
+        order, placed = [], {"ground"}
+        pending = list(self.bodies)
+        while pending:
+            progressed = False
+            for b in list(pending):
+                if b in roots or tree_parent.get(b) in placed:
+                    order.append(b)
+                    placed.add(b)
+                    pending.remove(b)
+                    progressed = True
+            if not progressed:  # pragma: no cover - cycles are routed to loops above
+                raise AssemblyError(f"{self}: cannot order bodies {pending}")
+        carrier = {self.joints[j].child.name: j for j in tree_joints}
+        velocities = []
+        for b in roots:
+            velocities += self._root_dofs(self.bodies[b])
+        for j in tree_joints:
+            velocities += self.joints[j].dofs
+        index = {name: i for i, name in enumerate(velocities)}
+        return dict(n=n, offsets=offsets, roots=roots, order=order, carrier=carrier,
+                    tree_joints=tree_joints, loop_joints=loop_joints,
+                    velocities=velocities, index=index)
+
+    @property
+    def n(self):
+        """Number of redundant coordinates."""
+        return self.layout["n"]
+
+    @property
+    def m(self):
+        """Number of constraints (internal and joint), redundant ones included."""
+        return sum(b.n_internal for b in self.bodies.values()) + sum(
+            j.n_constraints for j in self.joints.values())
+
+    @property
+    def n_velocities(self):
+        """Length of ν (tree coordinates), before loop closure."""
+        return len(self.layout["velocities"])
+
+    @property
+    def dof(self):
+        """Degrees of freedom n - rank(G) at the reference configuration."""
+        if not self.layout["loop_joints"]:
+            return self.n_velocities
+        return self.n - int(np.linalg.matrix_rank(self.constraint_jacobian(self.q0).astype(float)))
+
+    @property
+    def velocities(self):
+        """Names of the independent velocities ν (``body.vx``, ``joint.angle``, …)."""
+        return list(self.layout["velocities"])
+
+    @property
+    def coordinates(self):
+        names = []
+        for body in self.bodies.values():
+            comps = ["x", "y", "z"]
+            if body.has_orientation:
+                names += [f"{body.name}.phi.{c}" for c in comps]
+                names += [f"{body.name}.d{i}.{c}" for i in (1, 2, 3) for c in comps]
+            else:
+                names += [f"{body.name}.phi.{c}" for c in comps]
+        return names
+
+    @property
+    def actuated(self):
+        """Names of the generalised coordinates that carry controls, in ν order."""
+        idx = self.layout["index"]
+        return sorted(self._actuated, key=idx.__getitem__)
+
+    @property
+    def actuated_indices(self):
+        idx = self.layout["index"]
+        return [idx[n] for n in self.actuated]
+
+    @property
+    def friction(self):
+        """The diagonal of K over ν."""
+        return np.array([self._friction.get(n, 0.0) for n in self.layout["velocities"]])
+
+    @property
+    def q0(self):
+        """Reference configuration."""
+        return np.concatenate([b.q0 for b in self.bodies.values()])
+
+    def body_coordinates(self, q, body):
+        name = getattr(body, "name", body)
+        if name == "ground":
+            return GROUND.q0
+        return as_array(q)[self.layout["offsets"][name]]
+
+    # -- dynamics -------------------------------------------------------------
+    def mass_matrix(self):
+        """Constant, block-diagonal M (n × n)."""
+        M = np.zeros((self.n, self.n))
+        for name, body in self.bodies.items():
+            s = self.layout["offsets"][name]
+            M[s, s] = body.mass_matrix()
+        return M
+
+    def potential_gradient(self):
+        """Constant ∇V for ``V = -Σ m g·φ``."""
+        grad = np.zeros(self.n)
+        for name, body in self.bodies.items():
+            s = self.layout["offsets"][name]
+            grad[s.start: s.start + 3] = -body.mass * self.gravity
+        return grad
+
+    def potential_energy(self, q):
+        """V(q) = ∇V · q (gravity is linear in φ)."""
+        q, grad = as_array(q), self.potential_gradient()
+        return sum(grad[i] * q[i] for i in np.flatnonzero(grad)) if grad.any() else 0.0
+
+    def kinetic_energy(self, v):
+        v = as_array(v)
+        return sum(b.kinetic_energy(v[self.layout["offsets"][n]]) for n, b in self.bodies.items())
+
+    def angular_momentum(self, q, v):
+        """Total angular momentum about the origin."""
+        q, v = as_array(q), as_array(v)
+        total = as_array(np.zeros(3))
+        for name, body in self.bodies.items():
+            s = self.layout["offsets"][name]
+            total = as_array(total + body.angular_momentum(q[s], v[s]))
+        return total
+
+    def linear_momentum(self, v):
+        v = as_array(v)
+        total = as_array(np.zeros(3))
+        for name, body in self.bodies.items():
+            total = as_array(total + body.linear_momentum(v[self.layout["offsets"][name]]))
+        return total
+
+    # -- constraints --------------------------------------------------------
+    def constraints(self, q):
+        """Φ(q): internal constraints of each body, then each joint's."""
+        parts = [b.internal_constraints(self.body_coordinates(q, n)) for n, b in self.bodies.items()]
+        parts += [j.constraints(self.body_coordinates(q, j.parent), self.body_coordinates(q, j.child))
+                  for j in self.joints.values()]
+        parts = [np.asarray(p, dtype=object).reshape(-1) for p in parts]
+        return as_array(np.concatenate(parts)) if parts else np.zeros(0)
+
+    def constraint_labels(self):
+        labels = []
+        for name, body in self.bodies.items():
+            labels += [f"{name}.internal[{i}]" for i in range(body.n_internal)]
+        for name, joint in self.joints.items():
+            labels += [f"{name}[{i}]" for i in range(joint.n_constraints)]
+        return labels
+
+    def constraint_jacobian(self, q):
+        """G(q) = ∂Φ/∂q (m × n)."""
+        G = np.zeros((self.m, self.n), dtype=object)
+        row = 0
+        for name, body in self.bodies.items():
+            s = self.layout["offsets"][name]
+            G[row: row + body.n_internal, s] = body.internal_jacobian(self.body_coordinates(q, name))
+            row += body.n_internal
+        for joint in self.joints.values():
+            qp, qc = self.body_coordinates(q, joint.parent), self.body_coordinates(q, joint.child)
+            Gp, Gc = joint.jacobian(qp, qc)
+            r = slice(row, row + joint.n_constraints)
+            if joint.parent is not GROUND:
+                G[r, self.layout["offsets"][joint.parent.name]] += Gp
+            G[r, self.layout["offsets"][joint.child.name]] += Gc
+            row += joint.n_constraints
+        return as_array(G)
+
+    # -- null space and control matrix ----------------------------------------
+    def twist_matrices(self, q):
+        """``{body: T_β}`` with twist_β = T_β ν (shapes (t_β, n_ν)), down the tree."""
+        L = self.layout
+        nv = self.n_velocities
+        T = {}
+        for b in L["order"]:
+            body = self.bodies[b]
+            if b in L["roots"]:
+                Tb = np.zeros((body.twist_size, nv))
+                for k, dof in enumerate(self._root_dofs(body)):
+                    Tb[k, L["index"][dof]] = 1.0
+            else:
+                joint = self.joints[L["carrier"][b]]
+                qp, qc = self.body_coordinates(q, joint.parent), self.body_coordinates(q, b)
+                A, E = joint.twist_map(qp, qc)
+                Tb = np.zeros((body.twist_size, nv), dtype=object)
+                if joint.parent is not GROUND:
+                    Tb = Tb + A @ T[joint.parent.name]
+                cols = [L["index"][d] for d in joint.dofs]
+                if cols:
+                    Tb[:, cols] = Tb[:, cols] + E
+            T[b] = as_array(Tb)
+        return T
+
+    def _tree_null_space(self, q):
+        T = self.twist_matrices(q)
+        blocks = []
+        for name, body in self.bodies.items():
+            blocks.append(body.internal_null_space(self.body_coordinates(q, name)) @ T[name])
+        return _vstack(blocks, self.n_velocities)
+
+    def null_space(self, q):
+        """P(q) (n × dof) with G(q) P(q) = 0, columns ordered as ``velocities``."""
+        P = self._tree_null_space(q)
+        if not self.layout["loop_joints"]:
+            return P
+        if P.dtype == object:
+            raise ConfigurationError(
+                f"{self}: closed loops ({self.layout['loop_joints']}) have a numerical null "
+                "space only; use a multiplier scheme (bem, dmocc_lm) for symbolic models"
+            )
+        from scipy.linalg import null_space
+
+        G = self.constraint_jacobian(q).astype(float)
+        return P @ null_space(G @ P)
+
+    def sharp(self, q_mid):
+        """Contravariant evaluation q♯ of a midpoint configuration, body by body."""
+        parts = [body.sharp(self.body_coordinates(q_mid, n)) for n, body in self.bodies.items()]
+        return as_array(np.concatenate([np.asarray(p, dtype=object) for p in parts]))
+
+    def wrench_matrix(self, q):
+        """C̄ (Σ t_β × n_ν): unit wrenches on every body per generalised coordinate."""
+        L = self.layout
+        rows = {}
+        for name, body in self.bodies.items():
+            rows[name] = np.zeros((body.twist_size, self.n_velocities), dtype=object)
+        for b in L["roots"]:
+            body = self.bodies[b]
+            for k, dof in enumerate(self._root_dofs(body)):
+                rows[b][k, L["index"][dof]] = 1.0
+        for jname in L["tree_joints"]:
+            joint = self.joints[jname]
+            if not joint.n_dofs:
+                continue
+            qp, qc = self.body_coordinates(q, joint.parent), self.body_coordinates(q, joint.child)
+            Cp, Cc = joint.wrench_map(qp, qc)
+            cols = [L["index"][d] for d in joint.dofs]
+            rows[joint.child.name][:, cols] += Cc
+            if joint.parent is not GROUND:
+                rows[joint.parent.name][:, cols] += Cp
+        return {k: as_array(v) for k, v in rows.items()}
+
+    def control_matrix(self, q_mid, contravariant=True):
+        """B (n_ν × n) with ``Bᵀ = diag_β(P_int(q♯_β) W_β) C̄(q_mid)``.
+
+        With ``contravariant=True`` (thesis "kontra") ``B P(q_mid) = I`` for every
+        midpoint of two admissible configurations; ``False`` gives the plain
+        midpoint ("kov") version, kept for comparison.
+        """
+        if self.layout["loop_joints"]:
+            raise ConfigurationError(f"{self}: the control matrix is defined for trees only")
+        q_eval = self.sharp(q_mid) if contravariant else as_array(q_mid)
+        C = self.wrench_matrix(q_mid)
+        blocks = []
+        for name, body in self.bodies.items():
+            Pint = body.internal_null_space(self.body_coordinates(q_eval, name))
+            blocks.append(Pint @ body.twist_weights() @ C[name])
+        return as_array(_vstack(blocks, self.n_velocities).T)
+
+    # -- reparametrisation --------------------------------------------------
+    def reparametrise(self, u, q_base, rotation="exp"):
+        """q = F(u, q_base): apply increments ``u`` (ordered as ``velocities``)."""
+        L = self.layout
+        if L["loop_joints"]:
+            raise ConfigurationError(f"{self}: the nodal reparametrisation is defined for trees only")
+        u = as_array(u)
+        if len(u) != self.n_velocities:
+            raise ConfigurationError(f"{self}: expected {self.n_velocities} increments, got {len(u)}")
+        new, R = {}, {"ground": np.eye(3)}
+        for b in L["order"]:
+            body = self.bodies[b]
+            q_old = self.body_coordinates(q_base, b)
+            if b in L["roots"]:
+                idx = [L["index"][d] for d in self._root_dofs(body)]
+                new[b], R[b] = body.reparametrise(u[idx], q_old, rotation)
+            else:
+                joint = self.joints[L["carrier"][b]]
+                p = joint.parent.name
+                qp_old = self.body_coordinates(q_base, joint.parent)
+                qp_new = GROUND.q0 if p == "ground" else new[p]
+                idx = [L["index"][d] for d in joint.dofs]
+                new[b], R[b] = joint.reparametrise(u[idx], qp_old, qp_new, R[p], q_old, rotation)
+        return as_array(np.concatenate([np.asarray(new[b], dtype=object) for b in self.bodies]))
+
+    # -- checks ---------------------------------------------------------------
+    def redundant_constraints(self, q=None, tol=1e-9):
+        """Labels of constraints whose gradients depend on earlier ones at q."""
+        q = self.q0 if q is None else q
+        G = self.constraint_jacobian(q).astype(float)
+        labels = self.constraint_labels()
+        kept, redundant = [], []
+        for i in range(G.shape[0]):
+            trial = G[kept + [i]]
+            if np.linalg.matrix_rank(trial, tol=tol * max(1.0, np.abs(G).max())) > len(kept):
+                kept.append(i)
+            else:
+                redundant.append(labels[i])
+        return redundant
+
+    def validate(self, tol=1e-8):
+        """Check the assembly at the reference configuration; return a report.
+
+        Raises :class:`AssemblyError` naming the constraint if ``Φ(q0) ≠ 0``.
+        The report lists redundant constraints and loop-closing joints.
+        """
+        q0 = self.q0
+        phi = np.asarray(self.constraints(q0), dtype=float)
+        labels = self.constraint_labels()
+        bad = [(labels[i], phi[i]) for i in np.flatnonzero(np.abs(phi) > tol)]
+        if bad:
+            listing = ", ".join(f"{lab} = {val:.3e}" for lab, val in bad[:5])
+            raise AssemblyError(f"{self}: inconsistent reference configuration: {listing}")
+        return {
+            "n": self.n,
+            "m": self.m,
+            "dof": self.dof,
+            "redundant_constraints": self.redundant_constraints(q0),
+            "loop_joints": list(self.layout["loop_joints"]),
+        }
