@@ -1,0 +1,210 @@
+"""One formula, three backends; rotation maps; clear errors for bad input."""
+
+import casadi
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+from hypothesis import given, strategies as st
+from scipy.spatial.transform import Rotation
+
+from pyomo_mbdyn.errors import AssemblyError, ConfigurationError, MbdynError
+from pyomo_mbdyn.mechanics import (
+    MultibodySystem,
+    PointMass,
+    Prismatic,
+    Revolute,
+    RigidBody,
+    Spherical,
+    rotation_cayley,
+    rotation_exp,
+)
+from pyomo_mbdyn.mechanics.linalg import contravariant
+
+from systems import JOINT_TYPES, admissible, chain
+
+seeds = st.integers(min_value=0, max_value=2**31 - 1)
+
+
+# ------------------------------------------------------------------ backends
+def _evaluate_pyomo(fun, x):
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(len(x)), initialize=dict(enumerate(x)))
+    out = np.asarray(fun(np.array([m.x[i] for i in range(len(x))], dtype=object)), dtype=object)
+    return np.vectorize(lambda e: pyo.value(e), otypes=[float])(out)
+
+
+def _evaluate_casadi(fun, x):
+    s = casadi.SX.sym("x", len(x))
+    out = np.asarray(fun(np.array([s[i] for i in range(len(x))], dtype=object)), dtype=object)
+    flat = [casadi.SX(e) for e in out.reshape(-1)]
+    f = casadi.Function("f", [s], [casadi.vertcat(*flat)] if flat else [casadi.SX(0, 1)])
+    return np.array(f(x)).reshape(out.shape)
+
+
+@pytest.mark.parametrize("kind", JOINT_TYPES)
+def test_floats_pyomo_and_casadi_give_the_same_numbers(kind):
+    """Every formula on a free body + joint + body (Pyomo's expression trees
+    grow with the depth of a chain, so chains are left to the CasADi test)."""
+    sys = chain([kind], seed=11, grounded=False)
+    rng = np.random.default_rng(1)
+    qk, _ = admissible(sys, rng)
+    qk1, u = admissible(sys, rng, scale=0.5, base=qk)
+    q_mid = 0.5 * (qk + qk1)
+    functions = {
+        "constraints": (sys.constraints, q_mid),
+        "jacobian": (sys.constraint_jacobian, q_mid),
+        "null_space": (sys.null_space, q_mid),
+        "control_matrix": (sys.control_matrix, q_mid),
+        "reparametrise": (lambda x: sys.reparametrise(x, qk), u),
+        "kinetic_energy": (lambda x: np.array([sys.kinetic_energy(x)]), q_mid),
+        "angular_momentum": (lambda x: sys.angular_momentum(q_mid, x), q_mid),
+    }
+    for name, (fun, x) in functions.items():
+        expected = np.asarray(fun(np.asarray(x, dtype=float)), dtype=float)
+        for backend in (_evaluate_pyomo, _evaluate_casadi):
+            got = backend(fun, np.asarray(x, dtype=float))
+            assert got.shape == expected.shape, name
+            np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+def test_casadi_agrees_on_a_tree_of_all_joint_types():
+    sys = chain(JOINT_TYPES, seed=5, grounded=False, tree=True)
+    rng = np.random.default_rng(2)
+    qk, _ = admissible(sys, rng)
+    qk1, u = admissible(sys, rng, scale=0.5, base=qk)
+    q_mid = 0.5 * (qk + qk1)
+    for fun, x in ((sys.null_space, q_mid), (sys.control_matrix, q_mid),
+                   (lambda x: sys.reparametrise(x, qk), u)):
+        np.testing.assert_allclose(_evaluate_casadi(fun, x), fun(x), rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------------------ rotations
+@given(seed=seeds, size=st.floats(0.0, 3 * np.pi))
+def test_exponential_map_equals_rodrigues_to_round_off(seed, size):
+    axis = np.random.default_rng(seed).normal(size=3)
+    theta = size * axis / np.linalg.norm(axis)
+    np.testing.assert_allclose(rotation_exp(theta), Rotation.from_rotvec(theta).as_matrix(),
+                               atol=5e-14)
+
+
+def test_exponential_map_is_smooth_at_zero():
+    """Its CasADi Jacobian at θ = 0 exists and is the hat map (no 0/0)."""
+    th = casadi.SX.sym("th", 3)
+    R = rotation_exp(np.array([th[0], th[1], th[2]], dtype=object))
+    col = casadi.vertcat(*[casadi.SX(R[i, 0]) for i in range(3)])  # R e_1
+    J = np.array(casadi.Function("J", [th], [casadi.jacobian(col, th)])(np.zeros(3)))
+    np.testing.assert_allclose(J, -np.array([[0, 0, 0], [0, 0, -1], [0, 1, 0]]) @ np.eye(3), atol=0)
+    assert np.all(np.isfinite(J))
+
+
+@given(seed=seeds, size=st.floats(0.0, 4.0))
+def test_cayley_map_is_a_rotation_matching_exp_to_second_order(seed, size):
+    axis = np.random.default_rng(seed).normal(size=3)
+    theta = size * axis / np.linalg.norm(axis)
+    R = rotation_cayley(theta)
+    np.testing.assert_allclose(R @ R.T, np.eye(3), atol=1e-14)
+    assert np.linalg.det(R) == pytest.approx(1.0, abs=1e-14)
+    small = 1e-3 * theta
+    assert np.abs(rotation_cayley(small) - rotation_exp(small)).max() < 1e-8
+
+
+@given(seed=seeds)
+def test_contravariant_directors_are_dual(seed):
+    d = np.random.default_rng(seed).normal(size=(3, 3)) + 2 * np.eye(3)
+    np.testing.assert_allclose(contravariant(d) @ d.T, np.eye(3), atol=1e-12)
+
+
+# ------------------------------------------------------------------ bad input
+def _body(name="b", **kw):
+    kw.setdefault("position", (1, 0, 0))
+    return RigidBody(name, 1.0, (1.0, 1.0, 1.0), **kw)
+
+
+@pytest.mark.parametrize("mass", [0.0, -1.0, float("nan")])
+def test_non_positive_mass_names_the_body(mass):
+    with pytest.raises(ConfigurationError, match=r"'arm'.*mass"):
+        RigidBody("arm", mass, (1, 1, 1))
+    with pytest.raises(ValueError, match=r"'bob'.*mass"):
+        PointMass("bob", mass)
+
+
+def test_inertia_violating_the_triangle_inequality():
+    with pytest.raises(ConfigurationError, match=r"'disc'.*triangle inequality"):
+        RigidBody("disc", 1.0, (3.0, 1.0, 1.0))
+
+
+def test_full_inertia_tensor_is_turned_to_principal_axes():
+    R = Rotation.from_rotvec([0.3, -0.2, 0.5]).as_matrix()
+    J_body = np.diag([1.0, 2.0, 2.5])
+    J = R @ J_body @ R.T  # tensor in the frame of the given (identity) directors
+    b = RigidBody("tilted", 2.0, J, points={"tip": (1.0, 0.0, 0.0)})
+    np.testing.assert_allclose(sorted(b.inertia), [1.0, 2.0, 2.5], rtol=1e-12)
+    # the named point keeps its spatial position
+    np.testing.assert_allclose(b.point(b.q0, b.points["tip"]), [1.0, 0.0, 0.0], atol=1e-12)
+    d = b.directors(b.q0)
+    np.testing.assert_allclose(d @ d.T, np.eye(3), atol=1e-12)
+
+
+def test_non_orthonormal_directors():
+    with pytest.raises(ConfigurationError, match=r"'link'.*not orthonormal"):
+        RigidBody("link", 1.0, (1, 1, 1), directors=[[1, 0.1, 0], [0, 1, 0], [0, 0, 1]])
+
+
+def test_zero_axis_names_the_joint():
+    with pytest.raises(ConfigurationError, match=r"'elbow'.*axis.*non-zero"):
+        Revolute("elbow", None, _body(), location=(0, 0, 0), axis=(0, 0, 0))
+
+
+def test_joint_points_must_coincide():
+    upper, fore = _body("upper", position=(0, 0, 0)), _body("fore", position=(2, 0, 0))
+    with pytest.raises(AssemblyError, match=r"'elbow'.*not assembled"):
+        Spherical("elbow", upper, fore, parent_point=(1, 0, 0), child_point=(-0.5, 0, 0))
+    # a prismatic joint may be open along its axis, not across it
+    Prismatic("slide", upper, fore, parent_point=(1, 0, 0), child_point=(0, 0, 0), axis=(1, 0, 0))
+    with pytest.raises(AssemblyError, match="'slide'"):
+        Prismatic("slide", upper, fore, parent_point=(1, 0, 0), child_point=(0, 0, 0), axis=(0, 1, 0))
+
+
+def test_body_added_twice_and_unknown_bodies():
+    sys = MultibodySystem("s")
+    b = _body("arm")
+    sys.add_bodies(b)
+    with pytest.raises(ConfigurationError, match=r"'arm' added twice"):
+        sys.add_bodies(b)
+    stranger = _body("stranger")
+    with pytest.raises(ConfigurationError, match=r"'stranger' is not a body"):
+        sys.add_joints(Spherical("ball", b, stranger, location=(1, 0, 0)))
+    with pytest.raises(TypeError):
+        sys.add_joints("not a joint")
+
+
+def test_actuating_unknown_things():
+    sys = MultibodySystem("s")
+    b = _body("arm")
+    sys.add_bodies(b)
+    sys.add_joints(Revolute("hinge", None, b, location=(0, 0, 0), axis=(0, 0, 1)))
+    with pytest.raises(ConfigurationError, match="no joint or body named 'knee'"):
+        sys.actuate("knee")
+    with pytest.raises(ConfigurationError, match="carried by a joint"):
+        sys.actuate("arm")
+    with pytest.raises(ConfigurationError, match="no coordinates"):
+        sys.actuate("hinge", dofs="slide")
+    sys.actuate("hinge")
+    assert sys.actuated == ["hinge.angle"]
+
+
+def test_inconsistent_reference_configuration_is_reported():
+    sys = MultibodySystem("s")
+    b = _body("arm")
+    sys.add_bodies(b)
+    sys.add_joints(Revolute("hinge", None, b, location=(0, 0, 0), axis=(0, 0, 1)))
+    b.q0 = b.q0 + np.r_[0.1, np.zeros(11)]  # displace the body after assembly
+    with pytest.raises(AssemblyError, match=r"hinge\[0\]"):
+        sys.validate()
+
+
+def test_errors_are_library_and_builtin_types():
+    with pytest.raises(MbdynError):
+        RigidBody("x", -1, (1, 1, 1))
+    with pytest.raises(ValueError):
+        RigidBody("x", -1, (1, 1, 1))
