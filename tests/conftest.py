@@ -8,7 +8,8 @@ from hypothesis import settings
 # Property tests: enough examples to find counterexamples, bounded run time.
 settings.register_profile("default", max_examples=40, deadline=None)
 settings.register_profile("ci", max_examples=40, deadline=None, derandomize=True)
-settings.load_profile("ci" if os.environ.get("CI") else "default")
+settings.register_profile("thorough", max_examples=1000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "default"))
 
 
 @pytest.fixture(autouse=True)

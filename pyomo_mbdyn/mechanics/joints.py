@@ -549,7 +549,13 @@ class Cylindrical(Joint):
 
 
 class Planar(Joint):
-    """The child slides in the plane with normal ``axis`` and turns about it."""
+    """The child slides in the plane with normal ``axis`` and turns about it.
+
+    The slide forces act at the joint point.  The DMOCC paper's (5.46) applies
+    them at the child's centre of mass instead, which couples them into the
+    rotation (the term ``a = n·(ρ² × f)`` of (5.47)); at the joint point the
+    three efforts are exactly conjugate to the three joint rates (``B P = I``).
+    """
 
     kind = "planar"
     dof_names = ("angle", "slide1", "slide2")
