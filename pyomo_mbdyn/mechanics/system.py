@@ -452,6 +452,16 @@ class MultibodySystem:
             blocks.append(Pint @ body.twist_weights() @ C[name])
         return as_array(_vstack(blocks, self.n_velocities).T)
 
+    def reduced_forces(self, q, tau, contravariant=True):
+        """``P(q)ᵀ B(q♯)ᵀ τ``: generalised forces τ seen by the reduced equations.
+
+        The identity (``B P = I``) for the library's null-space basis; with
+        another basis (e.g. the DMOCC paper's) it gives that basis's reduced
+        forces (DMOCC Eqs. 5.14-5.47).
+        """
+        P = self.null_space(q)
+        return as_array(P.T @ (self.control_matrix(q, contravariant).T @ as_array(tau)))
+
     # -- reparametrisation --------------------------------------------------
     def reparametrise(self, u, q_base, rotation="exp"):
         """q = F(u, q_base): apply increments ``u`` (ordered as ``velocities``)."""

@@ -12,7 +12,6 @@ from systems import JOINT_TYPES, admissible, chain, pair, pitcher, point_mass_pe
 
 seeds = st.integers(min_value=0, max_value=2**31 - 1)
 joint_kinds = st.sampled_from(JOINT_TYPES)
-TOL = 1e-12
 
 
 def _systems(kind, seed):
@@ -40,7 +39,7 @@ def test_null_space_annihilates_constraint_jacobian_with_full_rank(kind, seed):
     for sys in _systems(kind, seed):
         q, _ = admissible(sys, rng)
         G, P = sys.constraint_jacobian(q), sys.null_space(q)
-        assert amax(G @ P) < 1e-12 * max(1, amax(G) * amax(P))
+        assert amax(G @ P) < 1e-12
         assert np.linalg.matrix_rank(P) == sys.n - sys.m == P.shape[1]
         assert np.linalg.matrix_rank(G) == sys.m
 
@@ -51,9 +50,9 @@ def test_chains_and_trees(kinds, seed, tree, grounded):
     rng = np.random.default_rng(seed)
     sys = chain(kinds, seed, grounded=grounded, tree=tree)
     q, _ = admissible(sys, rng)
-    assert amax(sys.constraints(q)) < 1e-11
+    assert amax(sys.constraints(q)) < 1e-12
     G, P = sys.constraint_jacobian(q), sys.null_space(q)
-    assert amax(G @ P) < 1e-11 * max(1, amax(G) * amax(P))
+    assert amax(G @ P) < 1e-12
     assert np.linalg.matrix_rank(P) == sys.n - sys.m == sys.dof
 
 
@@ -67,11 +66,16 @@ def test_contravariant_control_matrix_inverts_midpoint_null_space(kinds, seed, s
     q_mid = 0.5 * (qk + qk1)
     P = sys.null_space(q_mid)
     B = sys.control_matrix(q_mid)
-    # round-off, relative to the size of B (large when a big step makes the
-    # midpoint triad nearly singular) and of P
-    assert amax(B @ P - np.eye(sys.dof)) < 1e-13 * max(1.0, amax(B) * amax(P))
+    error = amax(B @ P - np.eye(sys.dof))
+    if step <= 1.0:  # per-step rotations the schemes allow (aliasing guard)
+        assert error < 1e-12
+    # beyond, the midpoint triad can be nearly singular and B large: the
+    # identity then holds to round-off relative to |B| |P|
+    assert error < 1e-13 * max(1.0, amax(B) * amax(P))
+    tau = rng.normal(size=sys.dof)
+    assert amax(sys.reduced_forces(q_mid, tau) - tau) < 1e-13 * max(1.0, amax(B) * amax(P)) * 10
     # and the midpoint null space is still a null space of the midpoint Jacobian
-    assert amax(sys.constraint_jacobian(q_mid) @ P) < 1e-12 * max(1, amax(P))
+    assert amax(sys.constraint_jacobian(q_mid) @ P) < 1e-12
 
 
 def test_plain_midpoint_control_matrix_fails_the_identity():
