@@ -18,7 +18,7 @@ expressions and CasADi symbols.
 import numpy as np
 
 from ..errors import ConfigurationError
-from .linalg import ROTATION_MAPS, as_array, contravariant, cross, dot, hat
+from .linalg import ROTATION_MAPS, as_array, contravariant, cross, dot, hat, matmul
 
 __all__ = ["Body", "RigidBody", "PointMass"]
 
@@ -277,7 +277,7 @@ class RigidBody(Body):
         u, q_base = as_array(u), as_array(q_base)
         R = ROTATION_MAPS[rotation](u[3:6])
         d = self.directors(q_base)
-        q = np.concatenate([q_base[0:3] + u[0:3], R @ d[0], R @ d[1], R @ d[2]])
+        q = np.concatenate([q_base[0:3] + u[0:3], matmul(R, d[0]), matmul(R, d[1]), matmul(R, d[2])])
         return as_array(q), R
 
 

@@ -72,7 +72,7 @@ import numpy as np
 
 from ..errors import AssemblyError, ConfigurationError
 from .bodies import Body, PointMass, RigidBody
-from .linalg import ROTATION_MAPS, as_array, cross, dot, hat, scale
+from .linalg import ROTATION_MAPS, as_array, cross, dot, hat, matmul, scale
 
 __all__ = [
     "Joint",
@@ -361,7 +361,7 @@ class Joint:
                 b = sum(s * v.value(self._side_q(v.side, qp, qc)) for s, v in rhs)
                 for terms, other in ((lhs, b), (rhs, a)):
                     for s, v in terms:
-                        contrib = as_array(s * (as_array(other) @ v.jacobian()))
+                        contrib = as_array(s * matmul(v.jacobian().T, as_array(other)))
                         if v.side == "p":
                             gp = gp + contrib
                         else:
@@ -450,7 +450,7 @@ class Joint:
     def _rotation_increment(self, u_rot, axes_old, rotation):
         R = np.eye(3)
         for alpha, a in zip(u_rot, axes_old):
-            R = as_array(R @ ROTATION_MAPS[rotation](scale(a, alpha)))
+            R = matmul(R, ROTATION_MAPS[rotation](scale(a, alpha)))
         return as_array(R)
 
     def reparametrise(self, u, qp_old, qp_new, R_p, qc_old, rotation="exp"):
@@ -463,18 +463,18 @@ class Joint:
         qp_old, qp_new, qc_old = as_array(qp_old), as_array(qp_new), as_array(qc_old)
         n_rot = len(self._rotation_axes)
         R_rel = self._rotation_increment(u[:n_rot], self.rotation_axes(qp_old, qc_old), rotation)
-        R_c = as_array(as_array(R_p) @ R_rel)
+        R_c = matmul(R_p, R_rel)
         s_p_old = self.parent.point(qp_old, self.parent_point)
         s_p_new = self.parent.point(qp_new, self.parent_point)
         s_c_old = as_array(qc_old[0:3] + self._child_offset(qc_old))
         offset = as_array(s_c_old - s_p_old)
         for uk, b in zip(u[n_rot:], self.translation_axes(qp_old)):
             offset = as_array(offset + scale(b, uk))
-        s_c_new = as_array(s_p_new + as_array(R_p) @ offset)
+        s_c_new = as_array(s_p_new + matmul(R_p, offset))
         if not self.child.has_orientation:
             return s_c_new, np.eye(3)
         d_old = self.child.directors(qc_old)
-        d_new = [as_array(R_c @ d_old[i]) for i in range(3)]
+        d_new = [matmul(R_c, d_old[i]) for i in range(3)]
         X = self.child_point
         phi_new = as_array(s_c_new - (X[0] * d_new[0] + X[1] * d_new[1] + X[2] * d_new[2]))
         return as_array(np.concatenate([phi_new, *d_new])), R_c

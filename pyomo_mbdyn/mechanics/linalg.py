@@ -20,6 +20,7 @@ import numpy as np
 __all__ = [
     "as_array",
     "scale",
+    "matmul",
     "hat",
     "cross",
     "dot",
@@ -59,6 +60,43 @@ def scale(A, c):
     for idx, a in np.ndenumerate(A):
         out[idx] = a * c
     return as_array(out)
+
+
+def _is_zero(x):
+    return _is_numeric(x) and x == 0
+
+
+def matmul(A, B):
+    """``A @ B`` skipping numeric zeros, so symbolic results stay compact.
+
+    (Pyomo keeps ``0.0*x`` terms; a product of sparse mechanics matrices would
+    otherwise fill every entry with them.)  Works for matrix @ matrix and
+    matrix @ vector, any backend; returns float arrays for numeric input.
+    """
+    A, B = np.asarray(A, dtype=object), np.asarray(B, dtype=object)
+    vector = B.ndim == 1
+    if vector:
+        B = B.reshape(-1, 1)
+    if A.shape[1] != B.shape[0]:
+        raise ValueError(f"matmul: shapes {A.shape} and {B.shape} do not align")
+    if A.dtype != object or all(_is_numeric(x) for x in A.flat) and all(_is_numeric(x) for x in B.flat):
+        out = A.astype(float) @ B.astype(float)
+        return out.ravel() if vector else out
+    out = np.empty((A.shape[0], B.shape[1]), dtype=object)
+    nz_cols = [[k for k in range(A.shape[1]) if not _is_zero(A[i, k])] for i in range(A.shape[0])]
+    for i in range(A.shape[0]):
+        for j in range(B.shape[1]):
+            acc = 0.0
+            for k in nz_cols[i]:
+                b = B[k, j]
+                if _is_zero(b):
+                    continue
+                a = A[i, k]
+                term = b if (_is_numeric(a) and a == 1) else (a if (_is_numeric(b) and b == 1) else a * b)
+                acc = term if (_is_numeric(acc) and acc == 0) else acc + term
+            out[i, j] = acc
+    out = as_array(out)
+    return out.ravel() if vector else out
 
 
 def hat(a):
@@ -106,7 +144,7 @@ def rotation_exp(theta):
     theta = as_array(theta)
     s = dot(theta, theta)
     T = hat(theta)
-    return as_array(np.eye(3) + scale(T, _horner(_SINC, s)) + scale(T @ T, _horner(_COSC, s)))
+    return as_array(np.eye(3) + scale(T, _horner(_SINC, s)) + scale(matmul(T, T), _horner(_COSC, s)))
 
 
 def rotation_cayley(theta):
@@ -117,7 +155,7 @@ def rotation_cayley(theta):
     theta = as_array(theta)
     T = hat(theta)
     c = 4.0 / (4.0 + dot(theta, theta))
-    return as_array(np.eye(3) + scale(T + 0.5 * (T @ T), c))
+    return as_array(np.eye(3) + scale(T + 0.5 * matmul(T, T), c))
 
 
 ROTATION_MAPS = {"exp": rotation_exp, "cayley": rotation_cayley}

@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import AssemblyError, ConfigurationError
 from .bodies import Body
 from .joints import GROUND, Joint
-from .linalg import as_array
+from .linalg import as_array, matmul
 
 __all__ = ["MultibodySystem"]
 
@@ -379,7 +379,7 @@ class MultibodySystem:
                 A, E = joint.twist_map(qp, qc)
                 Tb = np.zeros((body.twist_size, nv), dtype=object)
                 if joint.parent is not GROUND:
-                    Tb = Tb + A @ T[joint.parent.name]
+                    Tb = Tb + matmul(A, T[joint.parent.name])
                 cols = [L["index"][d] for d in joint.dofs]
                 if cols:
                     Tb[:, cols] = Tb[:, cols] + E
@@ -390,7 +390,7 @@ class MultibodySystem:
         T = self.twist_matrices(q)
         blocks = []
         for name, body in self.bodies.items():
-            blocks.append(body.internal_null_space(self.body_coordinates(q, name)) @ T[name])
+            blocks.append(matmul(body.internal_null_space(self.body_coordinates(q, name)), T[name]))
         return _vstack(blocks, self.n_velocities)
 
     def null_space(self, q):
@@ -449,7 +449,7 @@ class MultibodySystem:
         blocks = []
         for name, body in self.bodies.items():
             Pint = body.internal_null_space(self.body_coordinates(q_eval, name))
-            blocks.append(Pint @ body.twist_weights() @ C[name])
+            blocks.append(matmul(matmul(Pint, body.twist_weights()), C[name]))
         return as_array(_vstack(blocks, self.n_velocities).T)
 
     def reduced_forces(self, q, tau, contravariant=True):
@@ -460,7 +460,7 @@ class MultibodySystem:
         forces (DMOCC Eqs. 5.14-5.47).
         """
         P = self.null_space(q)
-        return as_array(P.T @ (self.control_matrix(q, contravariant).T @ as_array(tau)))
+        return matmul(P.T, matmul(self.control_matrix(q, contravariant).T, as_array(tau)))
 
     # -- reparametrisation --------------------------------------------------
     def reparametrise(self, u, q_base, rotation="exp"):
