@@ -1,0 +1,210 @@
+"""Forward simulation: a Newton stepper on the schemes' own discrete equations.
+
+The residuals of :mod:`pyomo_mbdyn.simulate.discrete` are evaluated once with
+CasADi symbols, giving a compiled residual and its exact Jacobian; each time
+step is then a dense Newton solve (numpy/LAPACK).  The Pyomo scheme blocks
+solve the very same equations through ``SolverFactory``.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ConfigurationError, MbdynError
+from .discrete import SCHEME_UNKNOWNS, bem_residuals, rem_residuals
+
+__all__ = ["Stepper", "Trajectory", "SimulationError", "simulate"]
+
+STEPPER_SCHEMES = ("bem", "rem")
+
+
+class SimulationError(ArithmeticError, MbdynError):
+    """Newton's method failed in a time step."""
+
+    default_message = "Try a smaller time step, or check the initial state and the controls."
+
+
+@dataclass
+class Trajectory:
+    """A simulated trajectory on a uniform grid.
+
+    Attributes
+    ----------
+    system, scheme, h : the model, scheme name and step
+    t : (N+1,)   q, v : (N+1, n)   u : (N, n_act)   nu : (N, dof)
+    lam : (N, m) interval multipliers (BEM) or None
+    w : (N, dof) increments of the reparametrisation (REM) or None
+    newton_iterations : (N,)
+    """
+
+    system: object
+    scheme: str
+    h: float
+    t: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    u: np.ndarray
+    nu: np.ndarray
+    lam: np.ndarray = None
+    w: np.ndarray = None
+    newton_iterations: np.ndarray = field(default=None)
+    contravariant: bool = True
+
+
+class Stepper:
+    """Newton stepper for ``bem`` or ``rem`` on a MultibodySystem.
+
+    Parameters
+    ----------
+    system : MultibodySystem
+    h : float            time step (> 0)
+    scheme : 'bem' or 'rem'
+    contravariant : bool (BEM) use B(q♯) (default) or the plain-midpoint B
+    rotation : 'exp' or 'cayley' (REM increments)
+    tol : float          Newton tolerance on each unknown's update, relative to
+                         1 + |q| + |v| + |x_i| (by quadratic convergence the error
+                         after the last update is of order tol²)
+    max_iter : int
+    """
+
+    def __init__(self, system, h, scheme="bem", *, contravariant=True, rotation="exp",
+                 tol=1e-12, max_iter=25):
+        import casadi
+
+        if scheme not in STEPPER_SCHEMES:
+            raise ConfigurationError(f"unknown scheme {scheme!r} for the stepper; use one of {STEPPER_SCHEMES}")
+        if not (h > 0 and np.isfinite(h)):
+            raise ConfigurationError(f"time step h must be positive, got {h!r}")
+        if not contravariant and scheme != "bem":
+            raise ConfigurationError("the plain-midpoint B is available for the BEM only")
+        self.system, self.h, self.scheme = system, float(h), scheme
+        self.contravariant, self.rotation = contravariant, rotation
+        self.tol, self.max_iter = tol, max_iter
+        sizes = {"n": system.n, "m": system.m, "dof": system.n_velocities}
+        self._layout = []
+        start = 0
+        for name, size in SCHEME_UNKNOWNS[scheme]:
+            self._layout.append((name, slice(start, start + sizes[size])))
+            start += sizes[size]
+        self.n_unknowns = start
+        n, n_act = system.n, len(system.actuated)
+
+        def sym(name, k):
+            s = casadi.SX.sym(name, k)
+            return s, np.array([s[i] for i in range(k)], dtype=object)
+
+        x, xs = sym("x", self.n_unknowns)
+        q0, q0s = sym("q0", n)
+        v0, v0s = sym("v0", n)
+        u, us = sym("u", n_act)
+        parts = {name: xs[sl] for name, sl in self._layout}
+        if scheme == "bem":
+            res = bem_residuals(system, self.h, q0s, v0s, parts["q"], parts["v"], parts["lam"],
+                                parts["nu"], us, contravariant)
+        else:
+            res = rem_residuals(system, self.h, q0s, v0s, parts["w"], parts["q"], parts["v"],
+                                parts["nu"], us, rotation)
+        r = casadi.vertcat(*[casadi.SX(e) for group in res.values() for e in group])
+        if r.shape[0] != self.n_unknowns:  # pragma: no cover - a bug, not a user error
+            raise RuntimeError(f"{scheme}: {r.shape[0]} equations for {self.n_unknowns} unknowns")
+        self._residual = casadi.Function("residual", [x, q0, v0, u], [r, casadi.jacobian(r, x)])
+        self.equation_groups = {k: len(v) for k, v in res.items()}
+
+    def _initial_guess(self, q, v, x_prev):
+        x = np.zeros(self.n_unknowns) if x_prev is None else x_prev.copy()
+        sl = dict(self._layout)
+        if self.scheme == "bem":
+            x[sl["q"]] = q + self.h * v
+            x[sl["v"]] = v
+        else:
+            nu = x[sl["nu"]] if x_prev is not None else np.zeros(len(x[sl["nu"]]))
+            w = self.h * nu
+            x[sl["w"]] = w
+            x[sl["q"]] = np.asarray(self.system.reparametrise(w, q, self.rotation), dtype=float)
+            x[sl["v"]] = v
+        return x
+
+    def step(self, q, v, u, x_prev=None, k=0):
+        """One step from (q, v) with controls u; returns (x, iterations)."""
+        x = self._initial_guess(np.asarray(q, float), np.asarray(v, float), x_prev)
+        scale = 1.0 + np.abs(np.asarray(v)).max() + np.abs(np.asarray(q)).max()
+        r_first = r_prev = None
+        for it in range(1, self.max_iter + 1):
+            r, J = self._residual(x, q, v, u)
+            r = np.asarray(r).ravel()
+            r_norm = np.abs(r).max()
+            if not np.isfinite(r_norm):
+                raise SimulationError(f"{self.scheme} step {k}: residual is not finite at Newton iteration {it}.")
+            r_first = r_norm if r_first is None else r_first
+            # converged at round-off: the residual no longer decreases and is tiny
+            # (the multiplier formulation is ill-conditioned, O(1/h³), so the
+            # updates of γ stagnate well above machine precision)
+            if r_prev is not None and r_norm > 0.5 * r_prev and r_norm <= 1e-9 * (1.0 + r_first):
+                return x, it - 1
+            try:
+                dx = np.linalg.solve(np.asarray(J), -r)
+            except np.linalg.LinAlgError:
+                raise SimulationError(f"{self.scheme} step {k}: singular Newton matrix "
+                                      "(redundant constraints or a singular configuration).") from None
+            x = x + dx
+            r_prev = r_norm
+            # per unknown: multipliers may be large, configurations O(1)
+            if np.all(np.abs(dx) <= self.tol * (scale + np.abs(x))):
+                return x, it
+        r = np.asarray(self._residual(x, q, v, u)[0]).ravel()
+        raise SimulationError(f"{self.scheme} step {k}: Newton did not converge in {self.max_iter} "
+                              f"iterations (|residual| = {np.abs(r).max():.2e}).")
+
+    def simulate(self, q0, v0, steps, controls=None):
+        """Integrate ``steps`` steps from (q0, v0); ``controls`` is (steps, n_act)."""
+        system = self.system
+        steps = int(steps)
+        if steps < 1:
+            raise ConfigurationError(f"steps must be ≥ 1, got {steps}")
+        n_act = len(system.actuated)
+        U = np.zeros((steps, n_act)) if controls is None else np.asarray(controls, dtype=float)
+        if U.ndim == 1 and n_act:
+            U = np.tile(U, (steps, 1))
+        if U.shape != (steps, n_act):
+            raise ConfigurationError(
+                f"controls must have shape ({steps}, {n_act}) for the actuated coordinates "
+                f"{system.actuated}, got {U.shape}")
+        q0, v0 = np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)
+        check_initial_state(system, q0, v0)
+        Q, V = [q0], [v0]
+        extras = {name: [] for name, _ in self._layout if name in ("lam", "nu", "w")}
+        iterations = []
+        x = None
+        sl = dict(self._layout)
+        for k in range(steps):
+            x, it = self.step(Q[-1], V[-1], U[k], x, k)
+            Q.append(x[sl["q"]])
+            V.append(x[sl["v"]])
+            for name in extras:
+                extras[name].append(x[sl[name]])
+            iterations.append(it)
+        return Trajectory(system, self.scheme, self.h, self.h * np.arange(steps + 1), np.array(Q),
+                          np.array(V), U, np.array(extras["nu"]),
+                          lam=np.array(extras["lam"]) if "lam" in extras else None,
+                          w=np.array(extras["w"]) if "w" in extras else None,
+                          newton_iterations=np.array(iterations), contravariant=self.contravariant)
+
+
+def check_initial_state(system, q0, v0, tol=1e-9):
+    """Raise if (q0, v0) is off the constraint manifold (position or velocity level)."""
+    q0, v0 = np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)
+    if q0.shape != (system.n,) or v0.shape != (system.n,):
+        raise ConfigurationError(f"initial state must have length n = {system.n}, got {q0.shape}, {v0.shape}")
+    phi = np.abs(np.asarray(system.constraints(q0), dtype=float)).max(initial=0)
+    if phi > tol:
+        raise ConfigurationError(f"{system}: initial configuration is off the constraint manifold "
+                                 f"(max |Φ(q0)| = {phi:.2e}); build it with system.reparametrise")
+    gv = np.abs(np.asarray(system.constraint_jacobian(q0), dtype=float) @ v0).max(initial=0)
+    if gv > tol * max(1.0, np.abs(v0).max()):
+        raise ConfigurationError(f"{system}: initial velocity violates the constraints "
+                                 f"(max |G(q0) v0| = {gv:.2e}); use v0 = system.null_space(q0) @ nu0")
+
+
+def simulate(system, q0, v0, h, steps, controls=None, scheme="bem", **options):
+    """Convenience: ``Stepper(system, h, scheme, **options).simulate(...)``."""
+    return Stepper(system, h, scheme, **options).simulate(q0, v0, steps, controls)
