@@ -13,6 +13,7 @@ uses the entire functions ``sin(a)/a`` and ``(1 - cos a)/a²`` of ``s = a² =
 terms they equal the trigonometric forms to round-off for ``|θ| ≤ 3π``.
 """
 
+import contextlib
 import math
 
 import numpy as np
@@ -39,6 +40,44 @@ SERIES_TERMS = 24
 
 def _is_numeric(x):
     return isinstance(x, (int, float, np.floating, np.integer))
+
+
+# -- shared subexpressions -------------------------------------------------------
+# Pyomo expressions are trees: a subexpression used in many places is written
+# out (to the .nl file, to every evaluation) as often as it is used.  While a
+# scheme block is built it registers a *sharer* that turns such subexpressions
+# into named ``Expression`` components, which the .nl writer emits once.
+# CasADi graphs share nodes already; numbers need nothing.
+_SHARERS = []
+
+
+@contextlib.contextmanager
+def sharing(sharer):
+    """Within the block, :func:`shared` passes Pyomo expressions to ``sharer``."""
+    _SHARERS.append(sharer)
+    try:
+        yield
+    finally:
+        _SHARERS.pop()
+
+
+def shared(x):
+    """Mark ``x`` as a subexpression worth computing once (see :func:`sharing`)."""
+    if _SHARERS and getattr(x, "is_expression_type", None) is not None:
+        if x.is_expression_type() and not type(x).__module__.startswith("casadi"):
+            return _SHARERS[-1](x)
+    return x
+
+
+def shared_array(A):
+    """:func:`shared` applied to every entry of an array."""
+    if not _SHARERS:
+        return A
+    A = np.asarray(A, dtype=object)
+    out = np.empty(A.shape, dtype=object)
+    for idx, a in np.ndenumerate(A):
+        out[idx] = shared(a)
+    return as_array(out)
 
 
 def as_array(x):
@@ -142,9 +181,10 @@ def rotation_exp(theta):
     thesis §2.4.
     """
     theta = as_array(theta)
-    s = dot(theta, theta)
+    s = shared(dot(theta, theta))
     T = hat(theta)
-    return as_array(np.eye(3) + scale(T, _horner(_SINC, s)) + scale(matmul(T, T), _horner(_COSC, s)))
+    c1, c2 = shared(_horner(_SINC, s)), shared(_horner(_COSC, s))
+    return shared_array(np.eye(3) + scale(T, c1) + scale(matmul(T, T), c2))
 
 
 def rotation_cayley(theta):
@@ -154,8 +194,8 @@ def rotation_cayley(theta):
     """
     theta = as_array(theta)
     T = hat(theta)
-    c = 4.0 / (4.0 + dot(theta, theta))
-    return as_array(np.eye(3) + scale(T + 0.5 * matmul(T, T), c))
+    c = shared(4.0 / (4.0 + dot(theta, theta)))
+    return shared_array(np.eye(3) + scale(T + 0.5 * matmul(T, T), c))
 
 
 ROTATION_MAPS = {"exp": rotation_exp, "cayley": rotation_cayley}
@@ -175,9 +215,8 @@ def contravariant(directors):
     """
     d = as_array(directors)
     c = [cross(d[1], d[2]), cross(d[2], d[0]), cross(d[0], d[1])]
-    det = dot(d[0], c[0])
-    inv = 1.0 / det
-    return as_array([scale(ci, inv) for ci in c])
+    inv = shared(1.0 / dot(d[0], c[0]))
+    return shared_array([scale(ci, inv) for ci in c])
 
 
 def elementwise(name, x):

@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import AssemblyError, ConfigurationError
 from .bodies import Body
 from .joints import GROUND, Joint
-from .linalg import as_array, matmul
+from .linalg import as_array, matmul, shared_array
 
 __all__ = ["MultibodySystem"]
 
@@ -383,7 +383,7 @@ class MultibodySystem:
                 cols = [L["index"][d] for d in joint.dofs]
                 if cols:
                     Tb[:, cols] = Tb[:, cols] + E
-            T[b] = as_array(Tb)
+            T[b] = shared_array(as_array(Tb))
         return T
 
     def _tree_null_space(self, q):
@@ -395,7 +395,7 @@ class MultibodySystem:
 
     def null_space(self, q):
         """P(q) (n × dof) with G(q) P(q) = 0, columns ordered as ``velocities``."""
-        P = self._tree_null_space(q)
+        P = shared_array(self._tree_null_space(q))
         if not self.layout["loop_joints"]:
             return P
         if P.dtype == object:
@@ -450,7 +450,7 @@ class MultibodySystem:
         for name, body in self.bodies.items():
             Pint = body.internal_null_space(self.body_coordinates(q_eval, name))
             blocks.append(matmul(matmul(Pint, body.twist_weights()), C[name]))
-        return as_array(_vstack(blocks, self.n_velocities).T)
+        return shared_array(as_array(_vstack(blocks, self.n_velocities).T))
 
     def reduced_forces(self, q, tau, contravariant=True):
         """``P(q)ᵀ B(q♯)ᵀ τ``: generalised forces τ seen by the reduced equations.
@@ -485,7 +485,7 @@ class MultibodySystem:
                 qp_new = GROUND.q0 if p == "ground" else new[p]
                 idx = [L["index"][d] for d in joint.dofs]
                 new[b], R[b] = joint.reparametrise(u[idx], qp_old, qp_new, R[p], q_old, rotation)
-        return as_array(np.concatenate([np.asarray(new[b], dtype=object) for b in self.bodies]))
+        return shared_array(np.concatenate([np.asarray(new[b], dtype=object) for b in self.bodies]))
 
     # -- checks ---------------------------------------------------------------
     def redundant_constraints(self, q=None, tol=1e-9):

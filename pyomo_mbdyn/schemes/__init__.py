@@ -1,0 +1,21 @@
+"""Discrete dynamics schemes as Pyomo blocks."""
+
+from ..errors import ConfigurationError
+from .base import SchemeBlockData
+from .bem import BEMBlock
+from .rem import REMBlock
+
+#: scheme name → block component class
+SCHEMES = {"bem": BEMBlock, "rem": REMBlock}
+
+__all__ = ["BEMBlock", "REMBlock", "SCHEMES", "scheme_block", "SchemeBlockData"]
+
+
+def scheme_block(scheme, **options):
+    """A scheme block by name: ``scheme_block('bem', system=s, steps=40, horizon=2)``."""
+    try:
+        block = SCHEMES[scheme]
+    except (KeyError, TypeError):
+        raise ConfigurationError(
+            f"unknown scheme {scheme!r}; available: {sorted(SCHEMES)}") from None
+    return block(**options)

@@ -1,0 +1,63 @@
+"""The reduced energy-momentum scheme (REM) as a Pyomo block.
+
+Thesis §2.4, Eq. (3.34): the BEM premultiplied by ``P(q_{k+½})ᵀ`` (which
+removes the multipliers) with the nodal reparametrisation
+``q_{k+1} = F(w_{k+1}, q_k)`` (which fulfils the constraints exactly).
+Configurations and velocities stay (lifted) variables, so Jacobians are sparse
+and model size is linear in N:
+
+    q_{k+1} - F(w_k, q_k) = 0                                 body[b].reparametrisation
+    q_{k+1} - q_k - h v_{k+½} = 0                             body[b].kinematics
+    P(q_{k+½})ᵀ{M(v_{k+1} - v_k) + h Bᵀ K ν + h ∇V} + h u = 0 momentum_balance
+    ν - B(q♯) v_{k+½} = 0                                     joint_rates
+
+The equations are those of :func:`pyomo_mbdyn.simulate.discrete.rem_residuals`.
+"""
+
+import pyomo.environ as pyo
+
+from ..simulate.discrete import rem_residuals
+from .base import SchemeBlockData, declare_scheme_block
+
+__all__ = ["REMBlock", "REMBlockData"]
+
+
+@declare_scheme_block("REMBlock")
+class REMBlockData(SchemeBlockData):
+    """Energy-momentum scheme reduced by the discrete null space method."""
+
+    scheme = "rem"
+
+    def _add_scheme_variables(self):
+        if self.system.layout["loop_joints"]:
+            from ..errors import ConfigurationError
+
+            raise ConfigurationError(
+                f"rem block: {self.system} has closed loops {self.system.layout['loop_joints']}; "
+                "the reduced scheme needs a tree (use the bem scheme)")
+        self.w = pyo.Var(self.intervals, self.velocities, initialize=0.0)
+
+    def _add_discrete_equations(self):
+        system, h = self.system, self.h
+        residuals = {}
+        for i in self.intervals:
+            w = [self.w[i, j] for j in self.velocities]
+            residuals[i] = rem_residuals(
+                system, h, self.q_array(i), self.v_array(i), w, self.q_array(i + 1),
+                self.v_array(i + 1), self.nu_array(i), self.u_array(i), self.config.rotation)
+        where = {key: g for g, key in enumerate(self._coordinate_index())}
+        for name in system.bodies:
+            blk = self.body[name]
+            blk.reparametrisation = pyo.Constraint(
+                self.intervals, blk.coordinates,
+                rule=lambda b, i, c, name=name: residuals[i]["reparametrisation"][where[name, c]] == 0)
+            blk.kinematics = pyo.Constraint(
+                self.intervals, blk.coordinates,
+                rule=lambda b, i, c, name=name: residuals[i]["kinematics"][where[name, c]] == 0)
+        index = {j: n for n, j in enumerate(self.velocities)}
+        self.momentum_balance = pyo.Constraint(
+            self.intervals, self.velocities,
+            rule=lambda b, i, j: residuals[i]["momentum_balance"][index[j]] == 0)
+        self.joint_rates = pyo.Constraint(
+            self.intervals, self.velocities,
+            rule=lambda b, i, j: residuals[i]["joint_rates"][index[j]] == 0)
