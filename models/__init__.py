@@ -4,5 +4,10 @@ Each module builds a multibody system and a problem on it and returns a Pyomo
 model; ``pyomo-mbdyn list`` shows what is here.
 """
 
-#: model name → (module, one-line description); filled as models are added.
-MODELS = {}
+#: model name → (module, one-line description)
+MODELS = {
+    "satellite-spin": (
+        "pyomo_mbdyn.models.satellite_spin",
+        "three-rotor satellite, forward dynamics with rotor friction or torques (thesis E1)",
+    ),
+}

@@ -1,10 +1,18 @@
 """Command line: ``pyomo-mbdyn list | solvers | run``.
 
-The names are a contract (see ARCHITECTURE.md); ``run`` arrives with the models.
+The names are a contract (see ARCHITECTURE.md).  ``run MODEL`` builds the
+model, solves it through ``SolverFactory`` and prints the result as a table,
+or with ``--json`` as one JSON object with the keys ``model, scheme, steps,
+solver, status, objective, n_variables, n_constraints, iterations,
+build_seconds, solve_seconds, constraint_residual`` and, where they apply,
+``energy_balance_error, momentum_error, hamiltonian_drift``.
 """
 
 import argparse
+import importlib
+import json
 import sys
+import time
 
 __all__ = ["main"]
 
@@ -32,6 +40,75 @@ def _cmd_list(args):
     return 0
 
 
+def _count(model, ctype):
+    import pyomo.environ as pyo
+
+    return sum(1 for c in model.component_data_objects(ctype, active=True, descend_into=True)
+               if not (ctype is pyo.Var and c.fixed))
+
+
+def run_model(name, scheme=None, steps=None, solver=None):
+    """Build, solve and evaluate a model; return the result dictionary."""
+    import numpy as np
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.models import MODELS
+
+    from .errors import ConfigurationError
+    from .solvers import get_solver
+
+    if name not in MODELS:
+        raise ConfigurationError(f"unknown model {name!r}; available: {sorted(MODELS)}")
+    module = importlib.import_module(MODELS[name][0])
+    kwds = {}
+    if scheme is not None:
+        kwds["scheme"] = scheme
+    if steps is not None:
+        kwds["steps"] = steps
+    t0 = time.perf_counter()
+    model = module.build(**kwds)
+    build_seconds = time.perf_counter() - t0
+    opt = get_solver(solver, model=model)
+    t0 = time.perf_counter()
+    results = opt.solve(model, load_solutions=True)
+    solve_seconds = time.perf_counter() - t0
+    dyn = model.dyn
+    table = dyn.diagnostics()
+    energy = table["E"].to_numpy()
+    L = table[["Lx", "Ly", "Lz"]].to_numpy()
+    scale_E = max(1.0, np.abs(energy).max())
+    objective = None
+    for obj in model.component_data_objects(pyo.Objective, active=True):
+        objective = pyo.value(obj)
+    return {
+        "model": name,
+        "scheme": dyn.scheme,
+        "steps": dyn.config.steps,
+        "solver": opt.name,
+        "status": str(results.solver.termination_condition),
+        "objective": objective,
+        "n_variables": _count(model, pyo.Var),
+        "n_constraints": _count(model, pyo.Constraint),
+        "iterations": getattr(results.solver, "iterations", None),
+        "build_seconds": build_seconds,
+        "solve_seconds": solve_seconds,
+        "constraint_residual": float(table["constraint_residual"].max()),
+        "energy_balance_error": float((energy.max() - energy.min()) / scale_E),
+        "momentum_error": float(np.abs(L - L[0]).max()),
+    }
+
+
+def _cmd_run(args):
+    result = run_model(args.model, args.scheme, args.steps, args.solver)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        width = max(len(k) for k in result)
+        for key, value in result.items():
+            print(f"{key:<{width}}  {value}")
+    return 0 if result["status"] in ("optimal", "locallyOptimal") else 1
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="pyomo-mbdyn",
@@ -42,13 +119,26 @@ def build_parser():
     sub.add_parser("solvers", help="available solvers and versions").set_defaults(
         func=_cmd_solvers
     )
+    run = sub.add_parser("run", help="build, solve and evaluate a model")
+    run.add_argument("model")
+    run.add_argument("--scheme", default=None, help="discrete scheme (bem, rem, ...)")
+    run.add_argument("--steps", type=int, default=None, help="number of time steps N")
+    run.add_argument("--solver", default=None, help="solver name (default: get_solver())")
+    run.add_argument("--json", action="store_true", help="print one JSON object")
+    run.set_defaults(func=_cmd_run)
     return parser
 
 
 def main(argv=None):
+    from .errors import MbdynError
+
     parser = build_parser()
     args = parser.parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except MbdynError as err:
+        print(f"pyomo-mbdyn: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -287,3 +287,7 @@ class SchemeBlockData(BlockData):
             for a, name in enumerate(self.actuated):
                 if not self.u[i, name].fixed:
                     self.u[i, name].value = trajectory.u[i, a]
+        self._initialize_scheme(trajectory)
+
+    def _initialize_scheme(self, trajectory):
+        """Hook: set the scheme's own variables from a trajectory."""

@@ -36,6 +36,13 @@ class BEMBlockData(SchemeBlockData):
             blk.rows = pyo.RangeSet(0, joint.n_constraints - 1) if joint.n_constraints else pyo.Set(initialize=[])
             blk.lam = pyo.Var(self.intervals, blk.rows, initialize=0.0)
 
+    def _initialize_scheme(self, trajectory):
+        if trajectory.lam is None:
+            return
+        for i in self.intervals:
+            for g, (owner, r) in enumerate(self._constraint_index()):
+                owner.lam[i, r].value = trajectory.lam[i, g]
+
     def _lam_array(self, i):
         return [owner.lam[i, r] for owner, r in self._constraint_index()]
 

@@ -37,6 +37,13 @@ class REMBlockData(SchemeBlockData):
                 "the reduced scheme needs a tree (use the bem scheme)")
         self.w = pyo.Var(self.intervals, self.velocities, initialize=0.0)
 
+    def _initialize_scheme(self, trajectory):
+        if trajectory.w is None:
+            return
+        for i in self.intervals:
+            for j, name in enumerate(self.velocities):
+                self.w[i, name].value = trajectory.w[i, j]
+
     def _add_discrete_equations(self):
         system, h = self.system, self.h
         residuals = {}
