@@ -72,7 +72,7 @@ import numpy as np
 
 from ..errors import AssemblyError, ConfigurationError
 from .bodies import Body, PointMass, RigidBody
-from .linalg import ROTATION_MAPS, as_array, cross, dot, hat, matmul, scale
+from .linalg import ROTATION_MAPS, as_array, cross, dot, hat, matmul, scale, shared_array
 
 __all__ = [
     "Joint",
@@ -124,6 +124,10 @@ def _complete_frame(n):
 
 def _dual_basis(axes):
     """Vectors t_k in span(axes) with t_k · a_j = δ_kj (explicit, any backend)."""
+    return [shared_array(t) for t in _dual_basis_raw(axes)]
+
+
+def _dual_basis_raw(axes):
     k = len(axes)
     if k == 0:
         return []
@@ -357,8 +361,8 @@ class Joint:
                         gc = gc + s * v.jacobian()[k]
             else:
                 _, lhs, rhs, _eta = row
-                a = sum(s * v.value(self._side_q(v.side, qp, qc)) for s, v in lhs)
-                b = sum(s * v.value(self._side_q(v.side, qp, qc)) for s, v in rhs)
+                a = shared_array(sum(s * v.value(self._side_q(v.side, qp, qc)) for s, v in lhs))
+                b = shared_array(sum(s * v.value(self._side_q(v.side, qp, qc)) for s, v in rhs))
                 for terms, other in ((lhs, b), (rhs, a)):
                     for s, v in terms:
                         contrib = as_array(s * matmul(v.jacobian().T, as_array(other)))
@@ -382,7 +386,7 @@ class Joint:
                 axes.append(self.parent.material_vector(qp, comps))
             else:
                 axes.append(self.child.material_vector(qc, comps))
-        return axes
+        return [shared_array(a) for a in axes]
 
     def translation_axes(self, qp):
         """Spatial translation axes b_k at qp.
@@ -396,13 +400,13 @@ class Joint:
         for spec in self._translation_axes:
             vecs = [self.parent.material_vector(qp, c) for c in spec]
             axes.append(vecs[0] if len(vecs) == 1 else cross(vecs[0], vecs[1]))
-        return axes
+        return [shared_array(a) for a in axes]
 
     def _child_offset(self, qc):
         """ρ_c = s_c - φ_c (spatial)."""
         if not self.child.has_orientation:
             return as_array(np.zeros(3))
-        return self.child.material_vector(qc, self.child_point)
+        return shared_array(self.child.material_vector(qc, self.child_point))
 
     def twist_map(self, qp, qc):
         """(A, E) with ``twist_c = A twist_p + E rates``; shapes (t_c, 6), (t_c, r)."""
@@ -421,7 +425,7 @@ class Joint:
             col = [*b] + ([0.0, 0.0, 0.0] if self.child.has_orientation else [])
             cols.append(col)
         E = as_array(np.array(cols, dtype=object).T.reshape(self.child.twist_size, len(cols)))
-        return as_array(A), E
+        return shared_array(as_array(A)), shared_array(E)
 
     def wrench_map(self, qp, qc):
         """(C_p, C_c): wrenches on parent and child per unit joint effort.
@@ -444,7 +448,7 @@ class Joint:
         r = self.n_dofs
         Cp = as_array(np.array(cp, dtype=object).T.reshape(6, r))
         Cc = as_array(np.array(cc, dtype=object).T.reshape(self.child.twist_size, r))
-        return Cp, Cc
+        return shared_array(Cp), shared_array(Cc)
 
     # -- reparametrisation --------------------------------------------------------
     def _rotation_increment(self, u_rot, axes_old, rotation):
@@ -463,18 +467,18 @@ class Joint:
         qp_old, qp_new, qc_old = as_array(qp_old), as_array(qp_new), as_array(qc_old)
         n_rot = len(self._rotation_axes)
         R_rel = self._rotation_increment(u[:n_rot], self.rotation_axes(qp_old, qc_old), rotation)
-        R_c = matmul(R_p, R_rel)
+        R_c = shared_array(matmul(R_p, R_rel))
         s_p_old = self.parent.point(qp_old, self.parent_point)
         s_p_new = self.parent.point(qp_new, self.parent_point)
         s_c_old = as_array(qc_old[0:3] + self._child_offset(qc_old))
         offset = as_array(s_c_old - s_p_old)
         for uk, b in zip(u[n_rot:], self.translation_axes(qp_old)):
             offset = as_array(offset + scale(b, uk))
-        s_c_new = as_array(s_p_new + matmul(R_p, offset))
+        s_c_new = shared_array(s_p_new + matmul(R_p, offset))
         if not self.child.has_orientation:
             return s_c_new, np.eye(3)
         d_old = self.child.directors(qc_old)
-        d_new = [matmul(R_c, d_old[i]) for i in range(3)]
+        d_new = [shared_array(matmul(R_c, d_old[i])) for i in range(3)]
         X = self.child_point
         phi_new = as_array(s_c_new - (X[0] * d_new[0] + X[1] * d_new[1] + X[2] * d_new[2]))
         return as_array(np.concatenate([phi_new, *d_new])), R_c

@@ -72,7 +72,7 @@ def shared(x):
 def shared_array(A):
     """:func:`shared` applied to every entry of an array."""
     if not _SHARERS:
-        return A
+        return as_array(A)
     A = np.asarray(A, dtype=object)
     out = np.empty(A.shape, dtype=object)
     for idx, a in np.ndenumerate(A):

@@ -485,6 +485,8 @@ class MultibodySystem:
                 qp_new = GROUND.q0 if p == "ground" else new[p]
                 idx = [L["index"][d] for d in joint.dofs]
                 new[b], R[b] = joint.reparametrise(u[idx], qp_old, qp_new, R[p], q_old, rotation)
+            # children build on these: compute them once
+            new[b], R[b] = shared_array(new[b]), shared_array(R[b])
         return shared_array(np.concatenate([np.asarray(new[b], dtype=object) for b in self.bodies]))
 
     # -- checks ---------------------------------------------------------------

@@ -15,7 +15,7 @@ matrix; ``K`` the Rayleigh friction coefficients; ``u`` the interval controls
 
 import numpy as np
 
-from ..mechanics.linalg import as_array, matmul
+from ..mechanics.linalg import as_array, matmul, shared_array
 
 __all__ = ["SCHEME_UNKNOWNS", "full_controls", "bem_residuals", "rem_residuals", "joint_rates"]
 
@@ -45,11 +45,11 @@ def _efforts(system, nu, u_full):
         if not (isinstance(u_full[j], float) and u_full[j] == 0.0):
             e = u_full[j] if (isinstance(e, float) and e == 0.0) else e + u_full[j]
         out.append(e)
-    return as_array(np.array(out, dtype=object))
+    return shared_array(np.array(out, dtype=object))
 
 
 def _mid(a, b):
-    return as_array((as_array(a) + as_array(b)) * 0.5)
+    return shared_array(as_array((as_array(a) + as_array(b)) * 0.5))
 
 
 def joint_rates(system, q0, q1, v0, v1, contravariant=True):
@@ -108,7 +108,7 @@ def rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation="exp"):
     B = system.control_matrix(q_mid)
     M = np.diag(system.mass_matrix())
     friction = _efforts(system, nu, [0.0] * system.n_velocities)
-    inner = as_array(M * (v1 - v0) + (matmul(B.T, friction) + system.potential_gradient()) * h)
+    inner = shared_array(M * (v1 - v0) + (matmul(B.T, friction) + system.potential_gradient()) * h)
     u_full = as_array(np.array(full_controls(system, u), dtype=object))
     return {
         "reparametrisation": as_array(q1 - system.reparametrise(w, q0, rotation)),
