@@ -3,12 +3,14 @@
 from ..errors import ConfigurationError
 from .base import SchemeBlockData
 from .bem import BEMBlock
+from .dmocc import DMOCCBlock, DMOCCLMBlock
 from .rem import REMBlock
 
 #: scheme name → block component class
-SCHEMES = {"bem": BEMBlock, "rem": REMBlock}
+SCHEMES = {"bem": BEMBlock, "rem": REMBlock, "dmocc": DMOCCBlock, "dmocc_lm": DMOCCLMBlock}
 
-__all__ = ["BEMBlock", "REMBlock", "SCHEMES", "scheme_block", "SchemeBlockData"]
+__all__ = ["BEMBlock", "REMBlock", "DMOCCBlock", "DMOCCLMBlock", "SCHEMES", "scheme_block",
+           "SchemeBlockData"]
 
 
 def scheme_block(scheme, **options):

@@ -125,6 +125,8 @@ class SchemeBlockData(BlockData):
 
     scheme = None
     CONFIG = SCHEME_CONFIG
+    #: the scheme has node velocities v[k, c] and interval joint rates nu[i, j]
+    uses_velocities = True
 
     def build(self, **options):
         try:
@@ -155,14 +157,16 @@ class SchemeBlockData(BlockData):
             blk = self.body[name]
             blk.coordinates = pyo.Set(initialize=coordinate_names(body), ordered=True)
             blk.q = pyo.Var(self.nodes, blk.coordinates, initialize=0.0)
-            blk.v = pyo.Var(self.nodes, blk.coordinates, initialize=0.0)
+            if self.uses_velocities:
+                blk.v = pyo.Var(self.nodes, blk.coordinates, initialize=0.0)
         # 3. joints
         self.joint = pyo.Block(list(system.joints))
         # 4. controls and joint rates
         self.actuated = pyo.Set(initialize=system.actuated, ordered=True)
         self.velocities = pyo.Set(initialize=system.velocities, ordered=True)
         self.u = pyo.Var(self.intervals, self.actuated, initialize=0.0)
-        self.nu = pyo.Var(self.intervals, self.velocities, initialize=0.0)
+        if self.uses_velocities:
+            self.nu = pyo.Var(self.intervals, self.velocities, initialize=0.0)
         # 5. the scheme; repeated subexpressions become named Expressions
         self._add_scheme_variables()
         self.shared_terms = pyo.Expression(pyo.Any)
@@ -225,10 +229,12 @@ class SchemeBlockData(BlockData):
         for k in self.nodes:
             for idx, (name, c) in enumerate(self._coordinate_index()):
                 self.body[name].q[k, c].value = q0[idx]
-                self.body[name].v[k, c].value = v0[idx]
+                if self.uses_velocities:
+                    self.body[name].v[k, c].value = v0[idx]
         for idx, (name, c) in enumerate(self._coordinate_index()):
             self.body[name].q[0, c].fix(q0[idx])
-            self.body[name].v[0, c].fix(v0[idx])
+            if self.uses_velocities:
+                self.body[name].v[0, c].fix(v0[idx])
 
     def _fix_controls(self):
         controls, system, N = self.config.controls, self.system, self.config.steps
@@ -261,10 +267,17 @@ class SchemeBlockData(BlockData):
         """(t, q, v, u, nu) as numpy arrays from the current variable values."""
         N = self.config.steps
         q = np.array([[pyo.value(x) for x in self.q_array(k)] for k in self.nodes])
-        v = np.array([[pyo.value(x) for x in self.v_array(k)] for k in self.nodes])
         u = np.array([[pyo.value(x) for x in self.u_array(i)] for i in self.intervals]).reshape(N, -1)
-        nu = np.array([[pyo.value(x) for x in self.nu_array(i)] for i in self.intervals]).reshape(N, -1)
+        if self.uses_velocities:
+            v = np.array([[pyo.value(x) for x in self.v_array(k)] for k in self.nodes])
+            nu = np.array([[pyo.value(x) for x in self.nu_array(i)] for i in self.intervals]).reshape(N, -1)
+        else:
+            v, nu = self._recover_velocities(q, u)
         return self.h * np.arange(N + 1), q, v, u, nu
+
+    def _recover_velocities(self, q, u):
+        """Hook for schemes without velocity variables: (v, nu) from q and u."""
+        raise NotImplementedError
 
     def diagnostics(self):
         """Per-node conservation table (see :mod:`pyomo_mbdyn.diagnostics`)."""
@@ -279,11 +292,12 @@ class SchemeBlockData(BlockData):
             for idx, (name, c) in enumerate(self._coordinate_index()):
                 if not self.body[name].q[k, c].fixed:
                     self.body[name].q[k, c].value = trajectory.q[k, idx]
-                if not self.body[name].v[k, c].fixed:
+                if self.uses_velocities and not self.body[name].v[k, c].fixed:
                     self.body[name].v[k, c].value = trajectory.v[k, idx]
         for i in self.intervals:
             for j, name in enumerate(self.velocities):
-                self.nu[i, name].value = trajectory.nu[i, j]
+                if self.uses_velocities:
+                    self.nu[i, name].value = trajectory.nu[i, j]
             for a, name in enumerate(self.actuated):
                 if not self.u[i, name].fixed:
                     self.u[i, name].value = trajectory.u[i, a]

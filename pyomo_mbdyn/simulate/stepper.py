@@ -11,11 +11,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigurationError, MbdynError
-from .discrete import SCHEME_UNKNOWNS, bem_residuals, rem_residuals
+from .discrete import (
+    SCHEME_UNKNOWNS,
+    bem_residuals,
+    dmocc_lm_residuals,
+    dmocc_residuals,
+    projected_velocity,
+    rem_residuals,
+)
 
 __all__ = ["Stepper", "Trajectory", "SimulationError", "simulate"]
 
-STEPPER_SCHEMES = ("bem", "rem")
+STEPPER_SCHEMES = ("bem", "rem", "dmocc", "dmocc_lm")
+VARIATIONAL = ("dmocc", "dmocc_lm")
 
 
 class SimulationError(ArithmeticError, MbdynError):
@@ -52,13 +60,18 @@ class Trajectory:
 
 
 class Stepper:
-    """Newton stepper for ``bem`` or ``rem`` on a MultibodySystem.
+    """Newton stepper for ``bem``, ``rem``, ``dmocc`` or ``dmocc_lm`` on a MultibodySystem.
+
+    The energy-momentum schemes step (q_k, v_k) → (q_{k+1}, v_{k+1}); the
+    variational DMOCC schemes step (q_{k-1}, q_k) → q_{k+1} (the first step
+    from (q_0, v_0)), and their node velocities are recovered afterwards from
+    the projected discrete Legendre transform.
 
     Parameters
     ----------
     system : MultibodySystem
     h : float            time step (> 0)
-    scheme : 'bem' or 'rem'
+    scheme : 'bem', 'rem', 'dmocc' or 'dmocc_lm'
     contravariant : bool (BEM) use B(q♯) (default) or the plain-midpoint B
     rotation : 'exp' or 'cayley' (REM increments)
     tol : float          Newton tolerance on each unknown's update, relative to
@@ -101,18 +114,49 @@ class Stepper:
         if scheme == "bem":
             res = bem_residuals(system, self.h, q0s, v0s, parts["q"], parts["v"], parts["lam"],
                                 parts["nu"], us, contravariant)
-        else:
+        elif scheme == "rem":
             res = rem_residuals(system, self.h, q0s, v0s, parts["w"], parts["q"], parts["v"],
                                 parts["nu"], us, rotation)
-        r = casadi.vertcat(*[casadi.SX(e) for group in res.values() for e in group])
+        if scheme in VARIATIONAL:
+            if system.friction.any():
+                raise ConfigurationError(
+                    f"{scheme}: the variational schemes take no Rayleigh friction "
+                    f"(coordinates {[v for v, k in zip(system.velocities, system.friction) if k]})")
+            q1, q1s = sym("q1", n)
+            u1, u1s = sym("u1", n_act)
+            if scheme == "dmocc_lm":
+                first = dmocc_lm_residuals(system, self.h, None, q0s, parts["q"], parts["lam"],
+                                           None, us, v0=v0s)
+                res = dmocc_lm_residuals(system, self.h, q0s, q1s, parts["q"], parts["lam"], us, u1s)
+            else:
+                first = dmocc_residuals(system, self.h, None, q0s, parts["w"], parts["q"], None,
+                                        us, v0=v0s, rotation=rotation)
+                res = dmocc_residuals(system, self.h, q0s, q1s, parts["w"], parts["q"], us, u1s,
+                                      rotation=rotation)
+            rf = casadi.vertcat(*[casadi.SX(e) for group in first.values() for e in group])
+            self._first = casadi.Function("first", [x, q0, v0, u], [rf, casadi.jacobian(rf, x)])
+            r = casadi.vertcat(*[casadi.SX(e) for group in res.values() for e in group])
+            self._residual = casadi.Function("residual", [x, q0, q1, u, u1], [r, casadi.jacobian(r, x)])
+        else:
+            r = casadi.vertcat(*[casadi.SX(e) for group in res.values() for e in group])
+            self._residual = casadi.Function("residual", [x, q0, v0, u], [r, casadi.jacobian(r, x)])
         if r.shape[0] != self.n_unknowns:  # pragma: no cover - a bug, not a user error
             raise RuntimeError(f"{scheme}: {r.shape[0]} equations for {self.n_unknowns} unknowns")
-        self._residual = casadi.Function("residual", [x, q0, v0, u], [r, casadi.jacobian(r, x)])
         self.equation_groups = {k: len(v) for k, v in res.items()}
 
     def _initial_guess(self, q, v, x_prev):
         x = np.zeros(self.n_unknowns) if x_prev is None else x_prev.copy()
         sl = dict(self._layout)
+        if self.scheme in VARIATIONAL:
+            # v is the previous node (q_{k-1}) or, at the first step, v_0
+            if "w" in sl:
+                if x_prev is None:
+                    nu = np.linalg.lstsq(np.asarray(self.system.null_space(q), float), v, rcond=None)[0]
+                    x[sl["w"]] = self.h * nu
+                x[sl["q"]] = np.asarray(self.system.reparametrise(x[sl["w"]], q, self.rotation), float)
+            else:
+                x[sl["q"]] = q + self.h * v if x_prev is None else 2 * q - v
+            return x
         if self.scheme == "bem":
             x[sl["q"]] = q + self.h * v
             x[sl["v"]] = v
@@ -124,13 +168,26 @@ class Stepper:
             x[sl["v"]] = v
         return x
 
-    def step(self, q, v, u, x_prev=None, k=0):
-        """One step from (q, v) with controls u; returns (x, iterations)."""
+    def step(self, q, v, u, x_prev=None, k=0, u_next=None, first=True):
+        """One step; returns (x, iterations).
+
+        Energy-momentum schemes: from (q, v) with controls u.  Variational
+        schemes: ``first`` from (q_0, v_0) with u_0, else from (q_{k-1} = v,
+        q_k = q)... see :meth:`simulate`.
+        """
         x = self._initial_guess(np.asarray(q, float), np.asarray(v, float), x_prev)
+        if self.scheme in VARIATIONAL:
+            if first:
+                fun, params = self._first, (q, v, u)
+            else:
+                fun, params = self._residual, (v, q, u, u_next)
+            # the stagnation test and the solve below use fun/params
+        else:
+            fun, params = self._residual, (q, v, u)
         scale = 1.0 + np.abs(np.asarray(v)).max() + np.abs(np.asarray(q)).max()
         r_first = r_prev = None
         for it in range(1, self.max_iter + 1):
-            r, J = self._residual(x, q, v, u)
+            r, J = fun(x, *params)
             r = np.asarray(r).ravel()
             r_norm = np.abs(r).max()
             if not np.isfinite(r_norm):
@@ -151,7 +208,7 @@ class Stepper:
             # per unknown: multipliers may be large, configurations O(1)
             if np.all(np.abs(dx) <= self.tol * (scale + np.abs(x))):
                 return x, it
-        r = np.asarray(self._residual(x, q, v, u)[0]).ravel()
+        r = np.asarray(fun(x, *params)[0]).ravel()
         raise SimulationError(f"{self.scheme} step {k}: Newton did not converge in {self.max_iter} "
                               f"iterations (|residual| = {np.abs(r).max():.2e}).")
 
@@ -177,14 +234,28 @@ class Stepper:
         x = None
         sl = dict(self._layout)
         for k in range(steps):
-            x, it = self.step(Q[-1], V[-1], U[k], x, k)
+            if self.scheme in VARIATIONAL:
+                if k == 0:
+                    x, it = self.step(q0, v0, U[0], None, 0, first=True)
+                else:
+                    x, it = self.step(Q[-1], Q[-2], U[k - 1], x, k, u_next=U[k], first=False)
+            else:
+                x, it = self.step(Q[-1], V[-1], U[k], x, k)
+                V.append(x[sl["v"]])
             Q.append(x[sl["q"]])
-            V.append(x[sl["v"]])
             for name in extras:
                 extras[name].append(x[sl[name]])
             iterations.append(it)
+        if self.scheme in VARIATIONAL:
+            V = [v0] + [projected_velocity(system, self.h, Q[k], Q[k + 1], U[k]) for k in range(1, steps)]
+            V.append(projected_velocity(system, self.h, Q[steps], None, None, Q[steps - 1], U[steps - 1]))
+            nu = np.array([np.linalg.lstsq(np.asarray(system.null_space(0.5 * (Q[k] + Q[k + 1])), float),
+                                           (Q[k + 1] - Q[k]) / self.h, rcond=None)[0]
+                           for k in range(steps)])
+        else:
+            nu = np.array(extras["nu"])
         return Trajectory(system, self.scheme, self.h, self.h * np.arange(steps + 1), np.array(Q),
-                          np.array(V), U, np.array(extras["nu"]),
+                          np.array(V), U, nu,
                           lam=np.array(extras["lam"]) if "lam" in extras else None,
                           w=np.array(extras["w"]) if "w" in extras else None,
                           newton_iterations=np.array(iterations), contravariant=self.contravariant)
