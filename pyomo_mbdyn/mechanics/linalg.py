@@ -63,6 +63,8 @@ def sharing(sharer):
 
 def shared(x):
     """Mark ``x`` as a subexpression worth computing once (see :func:`sharing`)."""
+    if _SHARERS and hasattr(x, "map_parts"):  # a Taylor jet: share its parts
+        return x.map_parts(shared)
     if _SHARERS and getattr(x, "is_expression_type", None) is not None:
         if x.is_expression_type() and not type(x).__module__.startswith("casadi"):
             return _SHARERS[-1](x)

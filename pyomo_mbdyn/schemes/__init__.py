@@ -4,12 +4,14 @@ from ..errors import ConfigurationError
 from .base import SchemeBlockData
 from .bem import BEMBlock
 from .dmocc import DMOCCBlock, DMOCCLMBlock
+from .gc import GCBlock
 from .rem import REMBlock
 
 #: scheme name → block component class
-SCHEMES = {"bem": BEMBlock, "rem": REMBlock, "dmocc": DMOCCBlock, "dmocc_lm": DMOCCLMBlock}
+SCHEMES = {"bem": BEMBlock, "rem": REMBlock, "dmocc": DMOCCBlock, "dmocc_lm": DMOCCLMBlock,
+           "gc": GCBlock}
 
-__all__ = ["BEMBlock", "REMBlock", "DMOCCBlock", "DMOCCLMBlock", "SCHEMES", "scheme_block",
+__all__ = ["BEMBlock", "REMBlock", "DMOCCBlock", "DMOCCLMBlock", "GCBlock", "SCHEMES", "scheme_block",
            "SchemeBlockData"]
 
 

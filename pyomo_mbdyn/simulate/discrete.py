@@ -18,7 +18,8 @@ import numpy as np
 from ..mechanics.linalg import as_array, matmul, shared_array
 
 __all__ = ["SCHEME_UNKNOWNS", "full_controls", "bem_residuals", "rem_residuals", "joint_rates",
-           "lagrangian_slopes", "dmocc_lm_residuals", "dmocc_residuals", "projected_velocity"]
+           "lagrangian_slopes", "dmocc_lm_residuals", "dmocc_residuals", "projected_velocity",
+           "chart", "chart_velocity", "gc_residuals"]
 
 #: Unknowns of one step of each scheme, in the stepper's order, with their sizes.
 SCHEME_UNKNOWNS = {
@@ -26,6 +27,7 @@ SCHEME_UNKNOWNS = {
     "rem": (("w", "dof"), ("q", "n"), ("v", "n"), ("nu", "dof")),
     "dmocc_lm": (("q", "n"), ("lam", "m")),
     "dmocc": (("w", "dof"), ("q", "n")),
+    "gc": (("theta", "dof"), ("vt", "dof")),
 }
 
 
@@ -219,3 +221,84 @@ def projected_velocity(system, h, q, q_next, u, q_prev=None, u_prev=None):
         S = G @ Minv @ G.T
         p = p - G.T @ np.linalg.lstsq(S, G @ Minv @ p, rcond=None)[0]
     return Minv @ p
+
+
+# -- generalised coordinates with the midpoint rule (thesis §2.5) -------------------
+def chart(system, theta, rotation="exp"):
+    """Minimal-coordinate map ``q(θ) = F(θ, q_ref)``: the absolute reparametrisation
+    of a tree from its reference configuration (thesis §2.4: θ = joint angles,
+    root positions and rotation vectors)."""
+    return system.reparametrise(theta, system.q0, rotation)
+
+
+def chart_velocity(system, theta, vt, rotation="exp"):
+    """``(q, v, a)`` = ``(q(θ), P̃(θ) ṽ, (Ṗ ṽ)(θ) ṽ)`` by Taylor jets, any backend."""
+    from .jets import directional_derivatives
+
+    return directional_derivatives(lambda t: chart(system, t, rotation), theta, vt)
+
+
+def _chart_basis(system, theta, rotation):
+    """``P̃(θ) = ∂q/∂θ`` column by column (n × dof)."""
+    dof = system.n_velocities
+    cols = []
+    for j in range(dof):
+        e = np.zeros(dof)
+        e[j] = 1.0
+        cols.append(shared_array(chart_velocity(system, theta, e, rotation)[1]))
+    return as_array(np.array(cols, dtype=object).T.reshape(system.n, dof))
+
+
+def gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation="exp", nu=None):
+    """One step of the midpoint rule in generalised coordinates (thesis Eq. 3.40–3.42).
+
+    ``kinematics``        θ_{k+1} - θ_k - h ṽ_{k+½}                               (dof)
+    ``momentum_balance``  M̃(θ_{k+½})(ṽ_{k+1} - ṽ_k)
+                          + h P̃ᵀ[M Ṗṽ + ∇V + Bᵀ(K ν + u)]                          (dof)
+
+    with ``M̃ = P̃ᵀ M P̃``, all at ``θ_{k+½}, ṽ_{k+½}``, and ``ν = B P̃ ṽ_{k+½}``
+    (= ṽ for chains of revolute and prismatic joints, where ``P̃ᵀBᵀ = I`` and
+    the thesis's ``u + K ṽ`` results).  Neither energy nor momentum consistent.
+    """
+    th0, vt0, th1, vt1 = as_array(th0), as_array(vt0), as_array(th1), as_array(vt1)
+    th_mid, vt_mid = _mid(th0, th1), _mid(vt0, vt1)
+    q_mid, v_mid, a_mid = (shared_array(x) for x in chart_velocity(system, th_mid, vt_mid, rotation))
+    Pt = _chart_basis(system, th_mid, rotation)
+    M = np.diag(system.mass_matrix())
+    B = system.control_matrix(q_mid)
+    rates = shared_array(matmul(B, v_mid)) if nu is None else as_array(nu)
+    effort = _efforts(system, rates, full_controls(system, u))
+    force = shared_array(M * a_mid + system.potential_gradient() + matmul(B.T, effort))
+    MPt = as_array(M[:, None] * Pt)
+    Mt = matmul(Pt.T, MPt)
+    out = {
+        "kinematics": as_array(th1 - th0 - vt_mid * h),
+        "momentum_balance": as_array(matmul(Mt, as_array(vt1 - vt0)) + matmul(Pt.T, force) * h),
+    }
+    if nu is not None:  # lifted joint rates (the Pyomo block keeps them as variables)
+        out["joint_rates"] = as_array(as_array(nu) - matmul(B, v_mid))
+    return out
+
+
+def chart_coordinates(system, q, v=None, rotation="exp", tol=1e-12):
+    """Invert the chart numerically: θ with q(θ) = q (and ṽ with P̃(θ) ṽ = v).
+
+    Gauss–Newton from θ = 0; raises ``ValueError`` if ``q`` is not reached
+    (then it is not in the chart's domain, e.g. a rotation beyond 2π).
+    """
+    q = np.asarray(q, float)
+    dof = system.n_velocities
+    theta = np.zeros(dof)
+    for _ in range(50):
+        r = np.asarray(chart(system, theta, rotation), float) - q
+        if np.abs(r).max() < tol:
+            break
+        P = np.asarray(_chart_basis(system, theta, rotation), float)
+        theta = theta - np.linalg.lstsq(P, r, rcond=None)[0]
+    r = np.asarray(chart(system, theta, rotation), float) - q
+    if np.abs(r).max() > 1e-9:
+        raise ValueError(f"{system}: configuration not reached by the chart (|q(θ) - q| = {np.abs(r).max():.2e})")
+    if v is None:
+        return theta
+    P = np.asarray(_chart_basis(system, theta, rotation), float)
+    return theta, np.linalg.lstsq(P, np.asarray(v, float), rcond=None)[0]

@@ -14,6 +14,10 @@ from ..errors import ConfigurationError, MbdynError
 from .discrete import (
     SCHEME_UNKNOWNS,
     bem_residuals,
+    chart,
+    chart_coordinates,
+    chart_velocity,
+    gc_residuals,
     dmocc_lm_residuals,
     dmocc_residuals,
     projected_velocity,
@@ -22,7 +26,7 @@ from .discrete import (
 
 __all__ = ["Stepper", "Trajectory", "SimulationError", "simulate"]
 
-STEPPER_SCHEMES = ("bem", "rem", "dmocc", "dmocc_lm")
+STEPPER_SCHEMES = ("bem", "rem", "dmocc", "dmocc_lm", "gc")
 VARIATIONAL = ("dmocc", "dmocc_lm")
 
 
@@ -117,6 +121,11 @@ class Stepper:
         elif scheme == "rem":
             res = rem_residuals(system, self.h, q0s, v0s, parts["w"], parts["q"], parts["v"],
                                 parts["nu"], us, rotation)
+        elif scheme == "gc":
+            dof = system.n_velocities
+            q0, q0s = sym("th0", dof)
+            v0, v0s = sym("vt0", dof)
+            res = gc_residuals(system, self.h, q0s, v0s, parts["theta"], parts["vt"], us, rotation)
         if scheme in VARIATIONAL:
             if system.friction.any():
                 raise ConfigurationError(
@@ -147,6 +156,10 @@ class Stepper:
     def _initial_guess(self, q, v, x_prev):
         x = np.zeros(self.n_unknowns) if x_prev is None else x_prev.copy()
         sl = dict(self._layout)
+        if self.scheme == "gc":
+            x[sl["theta"]] = q + self.h * v
+            x[sl["vt"]] = v
+            return x
         if self.scheme in VARIATIONAL:
             # v is the previous node (q_{k-1}) or, at the first step, v_0
             if "w" in sl:
@@ -228,6 +241,8 @@ class Stepper:
                 f"{system.actuated}, got {U.shape}")
         q0, v0 = np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)
         check_initial_state(system, q0, v0)
+        if self.scheme == "gc":
+            return self._simulate_gc(q0, v0, steps, U)
         Q, V = [q0], [v0]
         extras = {name: [] for name, _ in self._layout if name in ("lam", "nu", "w")}
         iterations = []
@@ -259,6 +274,34 @@ class Stepper:
                           lam=np.array(extras["lam"]) if "lam" in extras else None,
                           w=np.array(extras["w"]) if "w" in extras else None,
                           newton_iterations=np.array(iterations), contravariant=self.contravariant)
+
+
+def _simulate_gc(self, q0, v0, steps, U):
+    """The GC stepper works on (θ, ṽ); q and v come from the chart."""
+    system, sl = self.system, dict(self._layout)
+    th, vt = chart_coordinates(system, q0, v0, self.rotation)
+    TH, VT, iterations, x = [th], [vt], [], None
+    for k in range(steps):
+        x, it = self.step(TH[-1], VT[-1], U[k], x, k)
+        TH.append(x[sl["theta"]])
+        VT.append(x[sl["vt"]])
+        iterations.append(it)
+    Q = [np.asarray(chart(system, t, self.rotation), float) for t in TH]
+    V = [np.asarray(chart_velocity(system, t, w, self.rotation)[1], float) for t, w in zip(TH, VT)]
+    nu = []
+    for k in range(steps):
+        q_mid, v_mid, _ = chart_velocity(system, 0.5 * (TH[k] + TH[k + 1]), 0.5 * (VT[k] + VT[k + 1]),
+                                         self.rotation)
+        nu.append(np.asarray(system.control_matrix(np.asarray(q_mid, float)), float)
+                  @ np.asarray(v_mid, float))
+    nu = np.array(nu)
+    tr = Trajectory(system, "gc", self.h, self.h * np.arange(steps + 1), np.array(Q), np.array(V), U,
+                    nu, newton_iterations=np.array(iterations))
+    tr.theta, tr.vt = np.array(TH), np.array(VT)
+    return tr
+
+
+Stepper._simulate_gc = _simulate_gc
 
 
 def check_initial_state(system, q0, v0, tol=1e-9):

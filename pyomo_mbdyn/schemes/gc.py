@@ -1,0 +1,91 @@
+"""The midpoint rule in generalised coordinates (GC), the baseline scheme.
+
+Thesis §2.5, Eq. (3.40)–(3.42), for systems with a minimal-coordinate map:
+here the chart ``q(θ) = F(θ, q_ref)`` of the absolute nodal reparametrisation
+(for chains of revolute joints from the ground, θ are the joint angles).
+Node variables ``theta[k, j]`` and ``vt[k, j]``; the redundant ``q``, ``v`` of
+every body follow from the chart (``body[b].chart``, ``body[b].chart_velocity``)
+so that diagnostics and boundary conditions read the same variables as in the
+other schemes.  The equations are those of
+:func:`~pyomo_mbdyn.simulate.discrete.gc_residuals`; neither energy nor
+momentum consistent.
+"""
+
+import numpy as np
+import pyomo.environ as pyo
+
+from ..errors import ConfigurationError
+from ..simulate.discrete import chart, chart_coordinates, chart_velocity, gc_residuals
+from .base import SchemeBlockData, declare_scheme_block
+
+__all__ = ["GCBlock"]
+
+
+@declare_scheme_block("GCBlock")
+class GCBlockData(SchemeBlockData):
+    """Midpoint rule in the generalised coordinates of the system's chart."""
+
+    scheme = "gc"
+
+    def _add_scheme_variables(self):
+        if self.system.layout["loop_joints"]:
+            raise ConfigurationError(f"gc block: {self.system} has closed loops; no chart")
+        self.theta = pyo.Var(self.nodes, self.velocities, initialize=0.0)
+        self.vt = pyo.Var(self.nodes, self.velocities, initialize=0.0)
+
+    def _theta(self, k):
+        return [self.theta[k, j] for j in self.velocities]
+
+    def _vt(self, k):
+        return [self.vt[k, j] for j in self.velocities]
+
+    def _add_discrete_equations(self):
+        system, h, rotation = self.system, self.h, self.config.rotation
+        residuals = {}
+        for i in self.intervals:
+            residuals[i] = gc_residuals(system, h, self._theta(i), self._vt(i), self._theta(i + 1),
+                                        self._vt(i + 1), self.u_array(i), rotation, nu=self.nu_array(i))
+        index = {j: n for n, j in enumerate(self.velocities)}
+        for group in ("kinematics", "momentum_balance", "joint_rates"):
+            self.add_component(group, pyo.Constraint(
+                self.intervals, self.velocities,
+                rule=lambda b, i, j, group=group: residuals[i][group][index[j]] == 0))
+        charts = {}
+        for k in pyo.RangeSet(1, self.config.steps):
+            q, v, _ = chart_velocity(system, np.array(self._theta(k), dtype=object),
+                                     np.array(self._vt(k), dtype=object), rotation)
+            charts[k] = (q, v)
+        where = {key: g for g, key in enumerate(self._coordinate_index())}
+        steps = pyo.RangeSet(1, self.config.steps)
+        for name in system.bodies:
+            blk = self.body[name]
+            blk.chart = pyo.Constraint(
+                steps, blk.coordinates,
+                rule=lambda b, k, c, name=name: b.q[k, c] - charts[k][0][where[name, c]] == 0)
+            blk.chart_velocity = pyo.Constraint(
+                steps, blk.coordinates,
+                rule=lambda b, k, c, name=name: b.v[k, c] - charts[k][1][where[name, c]] == 0)
+
+    def _fix_initial_state(self):
+        super()._fix_initial_state()
+        theta0, vt0 = chart_coordinates(self.system, self.q_initial, self.v_initial, self.config.rotation)
+        for j, name in enumerate(self.velocities):
+            self.theta[0, name].fix(theta0[j])
+            self.vt[0, name].fix(vt0[j])
+            for k in self.nodes:
+                if k > 0:
+                    self.theta[k, name].value = theta0[j]
+                    self.vt[k, name].value = vt0[j]
+
+    def _initialize_scheme(self, trajectory):
+        theta = getattr(trajectory, "theta", None)
+        if theta is None:  # from another scheme: invert the chart node by node
+            theta, vt = zip(*(chart_coordinates(self.system, q, v, self.config.rotation)
+                              for q, v in zip(trajectory.q, trajectory.v)))
+        else:
+            vt = trajectory.vt
+        for k in self.nodes:
+            for j, name in enumerate(self.velocities):
+                if not self.theta[k, name].fixed:
+                    self.theta[k, name].value = theta[k][j]
+                    self.vt[k, name].value = vt[k][j]
