@@ -6,6 +6,10 @@ model; ``pyomo-mbdyn list`` shows what is here.
 
 #: model name → (module, one-line description)
 MODELS = {
+    "heavy-top": (
+        "pyomo_mbdyn.models.heavy_top",
+        "heavy symmetric top in steady precession: quaternion EM against director EM (thesis E2)",
+    ),
     "satellite-spin": (
         "pyomo_mbdyn.models.satellite_spin",
         "three-rotor satellite, forward dynamics with rotor friction or torques (thesis E1)",

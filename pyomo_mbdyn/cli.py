@@ -75,7 +75,8 @@ def run_model(name, scheme=None, steps=None, solver=None):
     dyn = model.dyn
     table = dyn.diagnostics()
     energy = table["E"].to_numpy()
-    L = table[["Lx", "Ly", "Lz"]].to_numpy()
+    # the momentum maps the model conserves (all of L unless it says otherwise)
+    L = table[list(getattr(module, "CONSERVED_MOMENTA", ("Lx", "Ly", "Lz")))].to_numpy()
     scale_E = max(1.0, np.abs(energy).max())
     objective = None
     for obj in model.component_data_objects(pyo.Objective, active=True):

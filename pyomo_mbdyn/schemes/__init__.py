@@ -5,13 +5,15 @@ from .base import SchemeBlockData
 from .bem import BEMBlock
 from .dmocc import DMOCCBlock, DMOCCLMBlock
 from .gc import GCBlock
+from .quaternion import QuaternionBlock
 from .rem import REMBlock
 
 #: scheme name → block component class
 SCHEMES = {"bem": BEMBlock, "rem": REMBlock, "dmocc": DMOCCBlock, "dmocc_lm": DMOCCLMBlock,
-           "gc": GCBlock}
+           "gc": GCBlock, "quaternion": QuaternionBlock}
 
-__all__ = ["BEMBlock", "REMBlock", "DMOCCBlock", "DMOCCLMBlock", "GCBlock", "SCHEMES", "scheme_block",
+__all__ = ["BEMBlock", "REMBlock", "DMOCCBlock", "DMOCCLMBlock", "GCBlock", "QuaternionBlock", "SCHEMES",
+           "scheme_block",
            "SchemeBlockData"]
 
 

@@ -198,32 +198,7 @@ class Stepper:
         else:
             fun, params = self._residual, (q, v, u)
         scale = 1.0 + np.abs(np.asarray(v)).max() + np.abs(np.asarray(q)).max()
-        r_first = r_prev = None
-        for it in range(1, self.max_iter + 1):
-            r, J = fun(x, *params)
-            r = np.asarray(r).ravel()
-            r_norm = np.abs(r).max()
-            if not np.isfinite(r_norm):
-                raise SimulationError(f"{self.scheme} step {k}: residual is not finite at Newton iteration {it}.")
-            r_first = r_norm if r_first is None else r_first
-            # converged at round-off: the residual no longer decreases and is tiny
-            # (the multiplier formulation is ill-conditioned, O(1/h³), so the
-            # updates of γ stagnate well above machine precision)
-            if r_prev is not None and r_norm > 0.5 * r_prev and r_norm <= 1e-9 * (1.0 + r_first):
-                return x, it - 1
-            try:
-                dx = np.linalg.solve(np.asarray(J), -r)
-            except np.linalg.LinAlgError:
-                raise SimulationError(f"{self.scheme} step {k}: singular Newton matrix "
-                                      "(redundant constraints or a singular configuration).") from None
-            x = x + dx
-            r_prev = r_norm
-            # per unknown: multipliers may be large, configurations O(1)
-            if np.all(np.abs(dx) <= self.tol * (scale + np.abs(x))):
-                return x, it
-        r = np.asarray(fun(x, *params)[0]).ravel()
-        raise SimulationError(f"{self.scheme} step {k}: Newton did not converge in {self.max_iter} "
-                              f"iterations (|residual| = {np.abs(r).max():.2e}).")
+        return newton_solve(fun, x, params, self.tol, self.max_iter, scale, f"{self.scheme} step {k}")
 
     def simulate(self, q0, v0, steps, controls=None):
         """Integrate ``steps`` steps from (q0, v0); ``controls`` is (steps, n_act)."""
@@ -322,3 +297,37 @@ def check_initial_state(system, q0, v0, tol=1e-9):
 def simulate(system, q0, v0, h, steps, controls=None, scheme="bem", **options):
     """Convenience: ``Stepper(system, h, scheme, **options).simulate(...)``."""
     return Stepper(system, h, scheme, **options).simulate(q0, v0, steps, controls)
+
+
+def newton_solve(fun, x, params, tol, max_iter, scale, label):
+    """Newton's method on ``fun(x, *params) -> (r, J)``; returns (x, iterations).
+
+    Converged when every update is below ``tol (scale + |x_i|)``, or when the
+    residual has stagnated at round-off (ill-conditioned multiplier systems).
+    """
+    r_first = r_prev = None
+    for it in range(1, max_iter + 1):
+        r, J = fun(x, *params)
+        r = np.asarray(r).ravel()
+        r_norm = np.abs(r).max()
+        if not np.isfinite(r_norm):
+            raise SimulationError(f"{label}: residual is not finite at Newton iteration {it}.")
+        r_first = r_norm if r_first is None else r_first
+        # converged at round-off: the residual no longer decreases and is tiny
+        # (the multiplier formulation is ill-conditioned, O(1/h³), so the
+        # updates of γ stagnate well above machine precision)
+        if r_prev is not None and r_norm > 0.5 * r_prev and r_norm <= 1e-9 * (1.0 + r_first):
+            return x, it - 1
+        try:
+            dx = np.linalg.solve(np.asarray(J), -r)
+        except np.linalg.LinAlgError:
+            raise SimulationError(f"{label}: singular Newton matrix "
+                                  "(redundant constraints or a singular configuration).") from None
+        x = x + dx
+        r_prev = r_norm
+        # per unknown: multipliers may be large, configurations O(1)
+        if np.all(np.abs(dx) <= tol * (scale + np.abs(x))):
+            return x, it
+    r = np.asarray(fun(x, *params)[0]).ravel()
+    raise SimulationError(f"{label}: Newton did not converge in {max_iter} "
+                          f"iterations (|residual| = {np.abs(r).max():.2e}).")

@@ -1,0 +1,100 @@
+"""The quaternion energy-momentum scheme as a Pyomo block (thesis ch. 5).
+
+For a MultibodySystem that is one rigid body on a spherical joint to the
+ground (a top).  ``body[b].quat[k, i]`` and ``body[b].p[k, i]`` (i = 0..3) are
+the unit quaternion and its conjugate momentum at the nodes, ``body[b].gamma[k]``
+the interval multiplier of ``|𝔮| = 1``; the equations (``rotation``,
+``momentum_balance``, ``unit_quaternion``) are those of
+:func:`pyomo_mbdyn.simulate.quaternion.quaternion_residuals`.  Forward dynamics
+only (no controls).  ``trajectory_arrays()`` and ``diagnostics()`` report the
+motion in the system's director coordinates, like the other schemes.
+"""
+
+import numpy as np
+import pyomo.environ as pyo
+from scipy.spatial.transform import Rotation
+
+from ..errors import ConfigurationError
+from ..simulate.quaternion import QuaternionTop, director_trajectory, quaternion_residuals
+from .base import SchemeBlockData, declare_scheme_block
+
+__all__ = ["QuaternionBlock", "quaternion_state"]
+
+
+def quaternion_state(top, q, v):
+    """(𝔮, 𝔭) of a director configuration and velocity of the top's body."""
+    d = np.asarray(q, float)[3:12].reshape(3, 3)  # rows d_i
+    R = d.T  # columns d_i: body axes to space
+    x, y, z, w = Rotation.from_matrix(R).as_quat()
+    quat = np.array([w, x, y, z])
+    omega = np.asarray(top.body.twist(q, v), float)[3:6]
+    return quat, top.momentum(quat, omega)
+
+
+@declare_scheme_block("QuaternionBlock")
+class QuaternionBlockData(SchemeBlockData):
+    """Quaternion energy-momentum scheme for a heavy top (Betsch & Siebert 2009)."""
+
+    scheme = "quaternion"
+
+    def _build(self):
+        config = self.config
+        system = self.system = config.system
+        if system.actuated:
+            raise ConfigurationError("quaternion block: forward dynamics only; the system has actuators")
+        self.top = QuaternionTop.from_system(system)
+        N = config.steps
+        self.h = config.horizon / N
+        self.nodes = pyo.RangeSet(0, N)
+        self.intervals = pyo.RangeSet(0, N - 1)
+        self.components = pyo.RangeSet(0, 3)
+        name = self.top.body.name
+        self.body = pyo.Block([name])
+        self.joint = pyo.Block(list(system.joints))
+        blk = self.body[name]
+        blk.quat = pyo.Var(self.nodes, self.components, initialize=0.0)
+        blk.p = pyo.Var(self.nodes, self.components, initialize=0.0)
+        blk.gamma = pyo.Var(self.intervals, initialize=0.0)
+        q0 = system.q0 if config.initial_configuration is None else config.initial_configuration
+        v0 = np.zeros(system.n) if config.initial_velocity is None else config.initial_velocity
+        from ..simulate.stepper import check_initial_state
+
+        check_initial_state(system, q0, v0)
+        quat0, p0 = quaternion_state(self.top, q0, v0)
+        for k in self.nodes:
+            for i in self.components:
+                blk.quat[k, i].value, blk.p[k, i].value = quat0[i], p0[i]
+        for i in self.components:
+            blk.quat[0, i].fix(quat0[i])
+            blk.p[0, i].fix(p0[i])
+        res = {}
+        for k in self.intervals:
+            res[k] = quaternion_residuals(
+                self.top, self.h, [blk.quat[k, i] for i in self.components], [blk.p[k, i] for i in self.components],
+                [blk.quat[k + 1, i] for i in self.components], [blk.p[k + 1, i] for i in self.components],
+                blk.gamma[k])
+        blk.rotation = pyo.Constraint(self.intervals, self.components, rule=lambda b, k, i: res[k]["rotation"][i] == 0)
+        blk.momentum_balance = pyo.Constraint(
+            self.intervals, self.components, rule=lambda b, k, i: res[k]["momentum_balance"][i] == 0)
+        blk.unit_quaternion = pyo.Constraint(self.intervals, rule=lambda b, k: res[k]["unit_quaternion"][0] == 0)
+
+    def quaternion_arrays(self):
+        blk = self.body[self.top.body.name]
+        Q = np.array([[pyo.value(blk.quat[k, i]) for i in self.components] for k in self.nodes])
+        P = np.array([[pyo.value(blk.p[k, i]) for i in self.components] for k in self.nodes])
+        return Q, P
+
+    def trajectory_arrays(self):
+        Q, P = self.quaternion_arrays()
+        q, v = director_trajectory(self.top, self.system, Q, P, self.h)
+        N = self.config.steps
+        return self.h * np.arange(N + 1), q, v, np.zeros((N, 0)), np.zeros((N, self.system.n_velocities))
+
+    def initialize_from(self, trajectory):
+        """From a director trajectory (any scheme) of the same grid."""
+        blk = self.body[self.top.body.name]
+        for k in self.nodes:
+            quat, p = quaternion_state(self.top, trajectory.q[k], trajectory.v[k])
+            for i in self.components:
+                if not blk.quat[k, i].fixed:
+                    blk.quat[k, i].value, blk.p[k, i].value = quat[i], p[i]
