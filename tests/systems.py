@@ -93,20 +93,10 @@ def chain(kinds, seed=0, grounded=True, tree=False):
 
 
 def satellite():
-    """Thesis Table 4.1 (exact closed forms): main body and three rotors."""
-    pi = np.pi
-    sys = MultibodySystem("satellite")
-    main = RigidBody("main", 320 * pi, euler=(256 * pi / 9, 64 * pi, 1024 * pi / 9))
-    sys.add_bodies(main)
-    lengths = (11 / 12, 5 / 4, 19 / 12)
-    for i in range(3):
-        E = np.full(3, 135 * pi / 4)
-        E[i] = 45 * pi / 16
-        rotor = RigidBody(f"rotor{i + 1}", 135 * pi, euler=E, position=lengths[i] * np.eye(3)[i])
-        sys.add_bodies(rotor)
-        sys.add_joints(Revolute(f"axle{i + 1}", main, rotor, location=rotor.q0[0:3], axis=np.eye(3)[i]))
-        sys.actuate(f"axle{i + 1}")
-    return sys
+    """Thesis Table 4.1 (exact closed forms): main body and three actuated rotors."""
+    from pyomo_mbdyn.models import satellite_spin
+
+    return satellite_spin.build_system("torque")
 
 
 def pitcher():

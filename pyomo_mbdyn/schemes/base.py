@@ -212,6 +212,50 @@ class SchemeBlockData(BlockData):
             out += [(self.joint[name], r) for r in range(joint.n_constraints)]
         return out
 
+    # -- helpers shared by the schemes ---------------------------------------------
+    def _add_interval_multipliers(self):
+        """γ[k, r] for every constraint row: ``body[b].lam`` and ``joint[j].lam``."""
+        for name, body in self.system.bodies.items():
+            blk = self.body[name]
+            blk.internal = pyo.Set(initialize=INTERNAL_NAMES[: body.n_internal], ordered=True)
+            blk.lam = pyo.Var(self.intervals, blk.internal, initialize=0.0)
+        for name, joint in self.system.joints.items():
+            blk = self.joint[name]
+            blk.rows = pyo.Set(initialize=range(joint.n_constraints), ordered=True)
+            blk.lam = pyo.Var(self.intervals, blk.rows, initialize=0.0)
+
+    def _lam_array(self, i):
+        return [owner.lam[i, r] for owner, r in self._constraint_index()]
+
+    def _add_coordinate_equations(self, group, residuals, index_set=None):
+        """``body[b].<group>[k, c]``: the entries of ``residuals[k][group]`` (length n)."""
+        index_set = self.intervals if index_set is None else index_set
+        where = {key: g for g, key in enumerate(self._coordinate_index())}
+        for name in self.system.bodies:
+            blk = self.body[name]
+            blk.add_component(group, pyo.Constraint(
+                index_set, blk.coordinates,
+                rule=lambda b, k, c, name=name: residuals[k][group][where[name, c]] == 0))
+
+    def _add_velocity_equations(self, group, residuals):
+        """``<group>[k, j]`` over the generalised velocities (length dof)."""
+        index = {j: n for n, j in enumerate(self.velocities)}
+        self.add_component(group, pyo.Constraint(
+            self.intervals, self.velocities, rule=lambda b, k, j: residuals[k][group][index[j]] == 0))
+
+    def _add_constraint_equations(self, residuals):
+        """Φ(q_k) = 0 for k = 1..N: ``body[b].internal_constraint``, ``joint[j].joint_constraint``
+        (``residuals[k - 1]["constraint"]`` in the order of ``constraint_labels``)."""
+        row_of = {(id(owner), r): g for g, (owner, r) in enumerate(self._constraint_index())}
+        steps = pyo.RangeSet(1, self.config.steps)
+        rule = lambda b, k, r: residuals[k - 1]["constraint"][row_of[id(b), r]] == 0  # noqa: E731
+        for name in self.system.bodies:
+            blk = self.body[name]
+            blk.internal_constraint = pyo.Constraint(steps, blk.internal, rule=rule)
+        for name in self.system.joints:
+            blk = self.joint[name]
+            blk.joint_constraint = pyo.Constraint(steps, blk.rows, rule=rule)
+
     # -- hooks ----------------------------------------------------------------
     def _add_scheme_variables(self):
         pass
@@ -304,4 +348,13 @@ class SchemeBlockData(BlockData):
         self._initialize_scheme(trajectory)
 
     def _initialize_scheme(self, trajectory):
-        """Hook: set the scheme's own variables from a trajectory."""
+        """Hook: set the scheme's own variables (multipliers, increments) from a trajectory."""
+        if getattr(trajectory, "lam", None) is not None and self.system.bodies and \
+                hasattr(self.body[next(iter(self.system.bodies))], "lam"):
+            for i in self.intervals:
+                for g, (owner, r) in enumerate(self._constraint_index()):
+                    owner.lam[i, r].value = trajectory.lam[i, g]
+        if getattr(trajectory, "w", None) is not None and hasattr(self, "w"):
+            for i in self.intervals:
+                for j, name in enumerate(self.velocities):
+                    self.w[i, name].value = trajectory.w[i, j]

@@ -22,7 +22,7 @@ import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
 from ..simulate.discrete import dmocc_lm_residuals, dmocc_residuals, projected_velocity
-from .base import INTERNAL_NAMES, SchemeBlockData, declare_scheme_block
+from .base import SchemeBlockData, declare_scheme_block
 
 __all__ = ["DMOCCBlock", "DMOCCLMBlock"]
 
@@ -58,48 +58,18 @@ class DMOCCLMBlockData(_VariationalBlockData):
 
     def _add_scheme_variables(self):
         self._check()
-        for name, body in self.system.bodies.items():
-            blk = self.body[name]
-            blk.internal = pyo.Set(initialize=INTERNAL_NAMES[: body.n_internal], ordered=True)
-            blk.lam = pyo.Var(self.intervals, blk.internal, initialize=0.0)
-        for name, joint in self.system.joints.items():
-            blk = self.joint[name]
-            blk.rows = pyo.RangeSet(0, joint.n_constraints - 1) if joint.n_constraints else pyo.Set(initialize=[])
-            blk.lam = pyo.Var(self.intervals, blk.rows, initialize=0.0)
+        self._add_interval_multipliers()  # node multipliers λ_k, k = 0..N-1
 
     def _add_discrete_equations(self):
         system, h = self.system, self.h
-        rows = self._constraint_index()
         residuals = {}
         for k in self.intervals:
-            lam = [owner.lam[k, r] for owner, r in rows]
             u_prev, u = self._node_controls(k)
             q_prev = self.q_array(k - 1) if k > 0 else None
             residuals[k] = dmocc_lm_residuals(system, h, q_prev, self.q_array(k), self.q_array(k + 1),
-                                              lam, u_prev, u, v0=self._initial_velocity())
-        where = {key: g for g, key in enumerate(self._coordinate_index())}
-        for name in system.bodies:
-            blk = self.body[name]
-            blk.momentum_matching = pyo.Constraint(
-                self.intervals, blk.coordinates,
-                rule=lambda b, k, c, name=name: residuals[k]["momentum_matching"][where[name, c]] == 0)
-        row_of = {(id(owner), r): g for g, (owner, r) in enumerate(rows)}
-        steps = pyo.RangeSet(1, self.config.steps)
-        for name in system.bodies:
-            blk = self.body[name]
-            blk.internal_constraint = pyo.Constraint(
-                steps, blk.internal, rule=lambda b, k, r: residuals[k - 1]["constraint"][row_of[id(b), r]] == 0)
-        for name in system.joints:
-            blk = self.joint[name]
-            blk.joint_constraint = pyo.Constraint(
-                steps, blk.rows, rule=lambda b, k, r: residuals[k - 1]["constraint"][row_of[id(b), r]] == 0)
-
-    def _initialize_scheme(self, trajectory):
-        if trajectory.lam is None:
-            return
-        for k in self.intervals:
-            for g, (owner, r) in enumerate(self._constraint_index()):
-                owner.lam[k, r].value = trajectory.lam[k, g]
+                                              self._lam_array(k), u_prev, u, v0=self._initial_velocity())
+        self._add_coordinate_equations("momentum_matching", residuals)
+        self._add_constraint_equations(residuals)
 
 
 @declare_scheme_block("DMOCCBlock")
@@ -124,20 +94,5 @@ class DMOCCBlockData(_VariationalBlockData):
             w = [self.w[k, j] for j in self.velocities]
             residuals[k] = dmocc_residuals(system, h, q_prev, self.q_array(k), w, self.q_array(k + 1),
                                            u_prev, u, v0=v0, rotation=self.config.rotation)
-        where = {key: g for g, key in enumerate(self._coordinate_index())}
-        for name in system.bodies:
-            blk = self.body[name]
-            blk.reparametrisation = pyo.Constraint(
-                self.intervals, blk.coordinates,
-                rule=lambda b, k, c, name=name: residuals[k]["reparametrisation"][where[name, c]] == 0)
-        index = {j: n for n, j in enumerate(self.velocities)}
-        self.momentum_matching = pyo.Constraint(
-            self.intervals, self.velocities,
-            rule=lambda b, k, j: residuals[k]["momentum_matching"][index[j]] == 0)
-
-    def _initialize_scheme(self, trajectory):
-        if trajectory.w is None:
-            return
-        for k in self.intervals:
-            for j, name in enumerate(self.velocities):
-                self.w[k, name].value = trajectory.w[k, j]
+        self._add_coordinate_equations("reparametrisation", residuals)
+        self._add_velocity_equations("momentum_matching", residuals)

@@ -45,26 +45,18 @@ class GCBlockData(SchemeBlockData):
         for i in self.intervals:
             residuals[i] = gc_residuals(system, h, self._theta(i), self._vt(i), self._theta(i + 1),
                                         self._vt(i + 1), self.u_array(i), rotation, nu=self.nu_array(i))
-        index = {j: n for n, j in enumerate(self.velocities)}
         for group in ("kinematics", "momentum_balance", "joint_rates"):
-            self.add_component(group, pyo.Constraint(
-                self.intervals, self.velocities,
-                rule=lambda b, i, j, group=group: residuals[i][group][index[j]] == 0))
+            self._add_velocity_equations(group, residuals)
         charts = {}
         for k in pyo.RangeSet(1, self.config.steps):
             q, v, _ = chart_velocity(system, np.array(self._theta(k), dtype=object),
                                      np.array(self._vt(k), dtype=object), rotation)
             charts[k] = (q, v)
-        where = {key: g for g, key in enumerate(self._coordinate_index())}
+        chart_residuals = {k: {"chart": self.q_array(k) - q, "chart_velocity": self.v_array(k) - v}
+                           for k, (q, v) in charts.items()}
         steps = pyo.RangeSet(1, self.config.steps)
-        for name in system.bodies:
-            blk = self.body[name]
-            blk.chart = pyo.Constraint(
-                steps, blk.coordinates,
-                rule=lambda b, k, c, name=name: b.q[k, c] - charts[k][0][where[name, c]] == 0)
-            blk.chart_velocity = pyo.Constraint(
-                steps, blk.coordinates,
-                rule=lambda b, k, c, name=name: b.v[k, c] - charts[k][1][where[name, c]] == 0)
+        self._add_coordinate_equations("chart", chart_residuals, steps)
+        self._add_coordinate_equations("chart_velocity", chart_residuals, steps)
 
     def _fix_initial_state(self):
         super()._fix_initial_state()

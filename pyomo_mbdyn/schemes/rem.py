@@ -37,13 +37,6 @@ class REMBlockData(SchemeBlockData):
                 "the reduced scheme needs a tree (use the bem scheme)")
         self.w = pyo.Var(self.intervals, self.velocities, initialize=0.0)
 
-    def _initialize_scheme(self, trajectory):
-        if trajectory.w is None:
-            return
-        for i in self.intervals:
-            for j, name in enumerate(self.velocities):
-                self.w[i, name].value = trajectory.w[i, j]
-
     def _add_discrete_equations(self):
         system, h = self.system, self.h
         residuals = {}
@@ -52,19 +45,7 @@ class REMBlockData(SchemeBlockData):
             residuals[i] = rem_residuals(
                 system, h, self.q_array(i), self.v_array(i), w, self.q_array(i + 1),
                 self.v_array(i + 1), self.nu_array(i), self.u_array(i), self.config.rotation)
-        where = {key: g for g, key in enumerate(self._coordinate_index())}
-        for name in system.bodies:
-            blk = self.body[name]
-            blk.reparametrisation = pyo.Constraint(
-                self.intervals, blk.coordinates,
-                rule=lambda b, i, c, name=name: residuals[i]["reparametrisation"][where[name, c]] == 0)
-            blk.kinematics = pyo.Constraint(
-                self.intervals, blk.coordinates,
-                rule=lambda b, i, c, name=name: residuals[i]["kinematics"][where[name, c]] == 0)
-        index = {j: n for n, j in enumerate(self.velocities)}
-        self.momentum_balance = pyo.Constraint(
-            self.intervals, self.velocities,
-            rule=lambda b, i, j: residuals[i]["momentum_balance"][index[j]] == 0)
-        self.joint_rates = pyo.Constraint(
-            self.intervals, self.velocities,
-            rule=lambda b, i, j: residuals[i]["joint_rates"][index[j]] == 0)
+        self._add_coordinate_equations("reparametrisation", residuals)
+        self._add_coordinate_equations("kinematics", residuals)
+        self._add_velocity_equations("momentum_balance", residuals)
+        self._add_velocity_equations("joint_rates", residuals)
