@@ -15,7 +15,7 @@ import numpy as np
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
-from ..simulate.discrete import chart, chart_coordinates, chart_velocity, gc_residuals
+from ..simulate.discrete import chart_coordinates, chart_velocity, gc_residuals
 from .base import SchemeBlockData, declare_scheme_block
 
 __all__ = ["GCBlock"]

@@ -16,6 +16,7 @@ from pyomo_mbdyn.mechanics import MultibodySystem, RigidBody, Spherical
 from pyomo_mbdyn.schemes import scheme_block
 from pyomo_mbdyn.simulate import Stepper, simulate
 
+from blocks import solve_block
 from systems import chain
 from test_energy_momentum import double_pendulum
 
@@ -83,14 +84,7 @@ def test_block_solved_by_ipopt_equals_the_stepper(scheme):
     reference = simulate(system, q0, v0, h, steps, U, scheme=scheme)
     guess = simulate(system, q0, v0, h, steps, U, scheme="bem")  # another scheme's solution
     assert np.abs(guess.q - reference.q).max() > 1e-6
-    m = pyo.ConcreteModel()
-    m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=steps * h,
-                         initial_configuration=q0, initial_velocity=v0, controls=U)
-    m.dyn.initialize_from(guess)
-    opt = pyo.SolverFactory("casadi_ipopt")
-    opt.options["tol"] = 1e-12
-    assert opt.solve(m).solver.termination_condition == pyo.TerminationCondition.optimal
-    _, q, v, u, nu = m.dyn.trajectory_arrays()
+    _, q, v, u, nu = solve_block(scheme, system, q0, v0, steps, h, U, guess)
     assert np.abs(q - reference.q).max() < 1e-10
     assert np.abs(v - reference.v).max() < 1e-10
 

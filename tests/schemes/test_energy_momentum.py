@@ -15,6 +15,7 @@ from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
 from pyomo_mbdyn.schemes import scheme_block
 from pyomo_mbdyn.simulate import simulate
 
+from blocks import solve_block
 from systems import chain
 
 
@@ -96,15 +97,7 @@ def test_block_solved_by_ipopt_equals_the_stepper(scheme):
     reference = simulate(sys, q0, v0, h, steps, U, scheme=scheme)
     guess = simulate(sys, q0, v0, h, steps, U, scheme="bem", contravariant=False)
     assert np.abs(guess.q - reference.q).max() > 1e-6  # a genuinely different start
-    m = pyo.ConcreteModel()
-    m.dyn = scheme_block(scheme, system=sys, steps=steps, horizon=steps * h,
-                         initial_configuration=q0, initial_velocity=v0, controls=U)
-    m.dyn.initialize_from(guess)
-    opt = pyo.SolverFactory("casadi_ipopt")
-    opt.options["tol"] = 1e-12
-    res = opt.solve(m)
-    assert res.solver.termination_condition == pyo.TerminationCondition.optimal
-    _, q, v, u, nu = m.dyn.trajectory_arrays()
+    _, q, v, u, nu = solve_block(scheme, sys, q0, v0, steps, h, U, guess)
     assert np.abs(q - reference.q).max() < 1e-10
     assert np.abs(v - reference.v).max() < 1e-10
     np.testing.assert_allclose(u, U)

@@ -1,13 +1,12 @@
 """GC: the midpoint rule in generalised coordinates (thesis §2.5), the baseline."""
 
 import numpy as np
-import pyomo.environ as pyo
 
 import pyomo_mbdyn  # noqa: F401
 from pyomo_mbdyn.diagnostics import trajectory_table
-from pyomo_mbdyn.schemes import scheme_block
 from pyomo_mbdyn.simulate import simulate
 
+from blocks import solve_block
 from test_energy_momentum import double_pendulum
 
 
@@ -54,14 +53,7 @@ def test_block_solved_by_ipopt_equals_the_stepper():
     reference = simulate(system, q0, v0, h, steps, U, scheme="gc")
     guess = simulate(system, q0, v0, h, steps, U, scheme="bem")
     assert np.abs(guess.q - reference.q).max() > 1e-4
-    m = pyo.ConcreteModel()
-    m.dyn = scheme_block("gc", system=system, steps=steps, horizon=steps * h,
-                         initial_configuration=q0, initial_velocity=v0, controls=U)
-    m.dyn.initialize_from(guess)
-    opt = pyo.SolverFactory("casadi_ipopt")
-    opt.options["tol"] = 1e-12
-    assert opt.solve(m).solver.termination_condition == pyo.TerminationCondition.optimal
-    _, q, v, u, nu = m.dyn.trajectory_arrays()
+    _, q, v, u, nu = solve_block("gc", system, q0, v0, steps, h, U, guess)
     assert np.abs(q - reference.q).max() < 1e-10
     assert np.abs(v - reference.v).max() < 1e-10
     assert np.abs(nu - reference.nu).max() < 1e-10
