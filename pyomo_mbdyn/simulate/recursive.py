@@ -1,0 +1,271 @@
+"""Recursive Newton–Euler forward dynamics of chains, and its LQ twin.
+
+D'Eleuterio & Damaren (paper 002; spec ``udwadia_deleuterio.md`` §2).  Bodies
+𝓑_0 … 𝓑_N numbered outward, frame 𝓕_n at the inboard joint, 6-vectors
+(linear, angular) in body frames.  Joint n has coordinates γ_n with the
+rotation ``R_n(γ)`` (𝓕_n relative to 𝓕_{n-1}, so ``C_{n,n-1} = R_nᵀ``) and
+the offset ``r_n(γ)`` of 𝒪_n in 𝓕_{n-1}; the joint matrix
+``𝓟_n = ∂v_int/∂γ̇`` with ``v_int = [C ṙ; ω_int]`` and its rate ``𝓟̇_n`` are
+derived from R and r by CasADi differentiation, so any joint given as a
+composition of elementary rotations and translations works.
+
+The algorithm is the paper's Sec. VI (spec §2.11): an outward velocity pass
+(D5, D11, D16), the inward articulated-inertia pass (D27 in the compact Γ
+form) and the outward acceleration pass (D28) — O(N).  :func:`lq_sweep` is the
+generic discrete-time LQ problem (D32–D42) written without multibody
+knowledge; fed the correspondence of Sec. V it reproduces the recursion.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ConfigurationError
+
+__all__ = ["ChainJoint", "ChainBody", "Chain", "lq_sweep", "cross6"]
+
+
+def _hat(a):
+    return np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
+
+
+def cross6(v):
+    """``v^× = [[ω^×, v^×], [0, ω^×]]`` for v = (v, ω) (D4)."""
+    out = np.zeros((6, 6))
+    out[0:3, 0:3] = _hat(v[3:6])
+    out[0:3, 3:6] = _hat(v[0:3])
+    out[3:6, 3:6] = _hat(v[3:6])
+    return out
+
+
+def _transport(C, r):
+    """𝓣 = [[C, -C r^×], [0, C]] (D5)."""
+    T = np.zeros((6, 6))
+    T[0:3, 0:3] = C
+    T[0:3, 3:6] = -C @ _hat(r)
+    T[3:6, 3:6] = C
+    return T
+
+
+class ChainJoint:
+    """A joint of a chain, from its rotation and offset maps.
+
+    Parameters
+    ----------
+    dofs : int
+    rotation : callable γ → 3×3 (CasADi-compatible: use ``casadi.sin``…)
+    offset : callable γ → 3-vector in the parent frame
+    Use the constructors :meth:`revolute`, :meth:`prismatic`,
+    :meth:`universal`, :meth:`spherical`, :meth:`fixed`, :meth:`free`.
+    """
+
+    def __init__(self, dofs, rotation, offset, name="joint"):
+        import casadi
+
+        self.dofs, self.name = int(dofs), name
+        g = casadi.SX.sym("g", self.dofs)
+        gd = casadi.SX.sym("gd", self.dofs)
+        R = casadi.SX(rotation(g))
+        r = casadi.SX(offset(g))
+        if R.shape != (3, 3) or r.numel() != 3:
+            raise ConfigurationError(f"{name}: rotation must be 3×3 and offset a 3-vector")
+        r = casadi.reshape(r, 3, 1)
+        C = R.T
+        cols = []
+        for k in range(self.dofs):
+            dR = casadi.jacobian(casadi.reshape(R, 9, 1), g[k])
+            W = C @ casadi.reshape(dR, 3, 3)  # Rᵀ ∂R/∂γ_k: ω̂ in the child frame
+            omega = casadi.vertcat(W[2, 1], W[0, 2], W[1, 0])
+            lin = C @ casadi.jacobian(r, g[k])
+            cols.append(casadi.vertcat(lin, omega))
+        P = casadi.horzcat(*cols) if cols else casadi.SX(6, 0)
+        Pdot = casadi.jtimes(P, g, gd) if cols else casadi.SX(6, 0)
+        self._fun = casadi.Function(name, [g, gd], [C, r, P, Pdot])
+
+    def evaluate(self, gamma, gamma_dot):
+        """(C_{n,n-1}, r, 𝓟, 𝓟̇) at (γ, γ̇) as numpy arrays."""
+        C, r, P, Pdot = self._fun(gamma, gamma_dot)
+        return (np.array(C), np.array(r).ravel(), np.array(P).reshape(6, self.dofs),
+                np.array(Pdot).reshape(6, self.dofs))
+
+    # -- constructors ----------------------------------------------------------
+    @staticmethod
+    def _axis_rotation(axis, angle):
+        import casadi
+
+        a = np.asarray(axis, float) / np.linalg.norm(axis)
+        A = casadi.SX(_hat(a))
+        return casadi.SX.eye(3) + casadi.sin(angle) * A + (1 - casadi.cos(angle)) * (A @ A)
+
+    @classmethod
+    def revolute(cls, offset, axis=(0, 0, 1), name="revolute"):
+        return cls(1, lambda g: cls._axis_rotation(axis, g[0]), lambda g: np.asarray(offset, float), name)
+
+    @classmethod
+    def prismatic(cls, offset, axis=(1, 0, 0), rotation=None, name="prismatic"):
+        import casadi
+
+        a = np.asarray(axis, float) / np.linalg.norm(axis)
+        R0 = np.eye(3) if rotation is None else np.asarray(rotation, float)
+        return cls(1, lambda g: casadi.SX(R0), lambda g: np.asarray(offset, float) + g[0] * a, name)
+
+    @classmethod
+    def universal(cls, offset, name="universal"):
+        """R = R_x(γ_1) R_y(γ_2)."""
+        return cls(2, lambda g: cls._axis_rotation((1, 0, 0), g[0]) @ cls._axis_rotation((0, 1, 0), g[1]),
+                   lambda g: np.asarray(offset, float), name)
+
+    @classmethod
+    def spherical(cls, offset, name="spherical"):
+        """1-2-3 Euler angles, R = R_x R_y R_z (𝓟 not orthonormal: 𝓘 ≠ 1)."""
+        return cls(3, lambda g: cls._axis_rotation((1, 0, 0), g[0]) @ cls._axis_rotation((0, 1, 0), g[1])
+                   @ cls._axis_rotation((0, 0, 1), g[2]), lambda g: np.asarray(offset, float), name)
+
+
+@dataclass
+class ChainBody:
+    """Mass, centre-of-mass offset ρ (in 𝓕_n from 𝒪_n), inertia about the centre of mass."""
+
+    mass: float
+    com: np.ndarray
+    inertia: np.ndarray
+
+    def mass_matrix(self):
+        """𝓜_n about 𝒪_n (D3): [[m 1, -c^×], [c^×, J]] with c = m ρ, J = J_c - m ρ^× ρ^×."""
+        rho = np.asarray(self.com, float)
+        c = self.mass * rho
+        J = np.asarray(self.inertia, float) - self.mass * _hat(rho) @ _hat(rho)
+        M = np.zeros((6, 6))
+        M[0:3, 0:3] = self.mass * np.eye(3)
+        M[0:3, 3:6] = -_hat(c)
+        M[3:6, 0:3] = _hat(c)
+        M[3:6, 3:6] = J
+        return M
+
+
+@dataclass
+class Chain:
+    """A serial chain: ``joints[n]`` carries ``bodies[n]`` (joint 0 to the ground)."""
+
+    joints: list
+    bodies: list
+    gravity: np.ndarray = field(default_factory=lambda: np.zeros(3))
+
+    def __post_init__(self):
+        if len(self.joints) != len(self.bodies) or not self.joints:
+            raise ConfigurationError("Chain: one joint per body, at least one body")
+        self.sizes = [j.dofs for j in self.joints]
+        self.offsets = np.concatenate([[0], np.cumsum(self.sizes)]).astype(int)
+        self.dof = int(self.offsets[-1])
+        self._M = [b.mass_matrix() for b in self.bodies]
+
+    def _split(self, x):
+        return [np.asarray(x[self.offsets[n]:self.offsets[n + 1]], float) for n in range(len(self.joints))]
+
+    def kinematics(self, gamma, gamma_dot):
+        """Outward pass (Step 2): per body (𝓣, 𝓟, v, a_non, f_I, orientation)."""
+        out = []
+        v_prev, a_prev, R_abs = np.zeros(6), np.zeros(6), np.eye(3)
+        for joint, g, gd in zip(self.joints, self._split(gamma), self._split(gamma_dot)):
+            C, r, P, Pdot = joint.evaluate(g, gd)
+            T = _transport(C, r)
+            v_int = P @ gd
+            Tdot = -cross6(v_int) @ T                                      # (D11)
+            v = T @ v_prev + v_int                                         # (D5)
+            a_non = T @ a_prev + Tdot @ v_prev + Pdot @ gd                 # (D16)
+            R_abs = R_abs @ C.T                                            # 𝓕_n → inertial
+            out.append(dict(T=T, P=P, v=v, a_non=a_non, R=R_abs.copy()))
+            v_prev, a_prev = v, a_non
+        return out
+
+    def _net_forces(self, kin, f_ext):
+        nets = []
+        for n, (k, M) in enumerate(zip(kin, self._M)):
+            g_body = k["R"].T @ self.gravity                               # gravity in 𝓕_n
+            f_grav = M @ np.concatenate([g_body, np.zeros(3)])
+            f_I = cross6(k["v"]).T @ M @ k["v"]                            # (D4)
+            ext = f_grav + (0 if f_ext is None else np.asarray(f_ext[n], float))
+            nets.append(ext + f_I - M @ k["a_non"])                        # f_net (D18)
+        return nets
+
+    def forward_dynamics(self, gamma, gamma_dot, tau=None, f_ext=None):
+        """γ̈ by the recursive algorithm (O(N)); ``tau`` = joint generalised forces 𝓘 f_c."""
+        kin = self.kinematics(gamma, gamma_dot)
+        tau = self._split(np.zeros(self.dof) if tau is None else tau)
+        nets = self._net_forces(kin, f_ext)
+        N = len(kin) - 1
+        Psi, psi = [None] * (N + 1), [None] * (N + 1)
+        K = [None] * (N + 1)
+        Psi[N], psi[N] = self._M[N].copy(), -nets[N]                       # (D21)
+        for n in range(N - 1, -1, -1):                                     # Step 3
+            P1, T1 = kin[n + 1]["P"], kin[n + 1]["T"]
+            PP = P1.T @ Psi[n + 1] @ P1
+            K[n] = np.linalg.solve(PP, P1.T @ Psi[n + 1] @ T1)
+            Gamma = T1 - P1 @ K[n]
+            Psi[n] = Gamma.T @ Psi[n + 1] @ Gamma + self._M[n]
+            psi[n] = Gamma.T @ psi[n + 1] + K[n].T @ tau[n + 1] - nets[n]
+        gdd, a_prev = [], np.zeros(6)
+        for n in range(N + 1):                                             # Step 4
+            P, T = kin[n]["P"], kin[n]["T"]
+            PP = P.T @ Psi[n] @ P
+            rhs = tau[n] - P.T @ psi[n] - P.T @ Psi[n] @ (T @ a_prev)      # (D28)
+            acc = np.linalg.solve(PP, rhs) if P.shape[1] else np.zeros(0)
+            a_prev = T @ a_prev + P @ acc                                  # (D15)
+            gdd.append(acc)
+        return np.concatenate(gdd)
+
+    def mass_matrix_solution(self, gamma, gamma_dot, tau=None, f_ext=None):
+        """The global solution ``H γ̈ = Lᵀ f_net + τ``, ``H = Lᵀ 𝓜 L`` (O(N³))."""
+        kin = self.kinematics(gamma, gamma_dot)
+        nets = self._net_forces(kin, f_ext)
+        rows, L_prev = [], np.zeros((6, self.dof))
+        for n, k in enumerate(kin):
+            L = k["T"] @ L_prev
+            L[:, self.offsets[n]:self.offsets[n + 1]] += k["P"]
+            rows.append(L)
+            L_prev = L
+        H = sum(L.T @ M @ L for L, M in zip(rows, self._M))
+        rhs = sum(L.T @ f for L, f in zip(rows, nets)) + (0 if tau is None else np.asarray(tau, float))
+        return np.linalg.solve(H, rhs), H
+
+    def lq_data(self, gamma, gamma_dot, tau=None, f_ext=None):
+        """The chain as a discrete-time LQ problem (Sec. V): (A, B, M, h, t) sequences."""
+        kin = self.kinematics(gamma, gamma_dot)
+        nets = self._net_forces(kin, f_ext)
+        tau = self._split(np.zeros(self.dof) if tau is None else tau)
+        N = len(kin) - 1
+        A = [kin[n + 1]["T"] for n in range(N)]
+        B = [kin[0]["P"]] + [kin[n + 1]["P"] for n in range(N)]   # B_{-1} = 𝓟_0
+        return A, B, list(self._M), [-f for f in nets], tau
+
+
+def lq_sweep(A, B, M, h, t):
+    """Minimise Σ_k ½ x_kᵀM_k x_k + x_kᵀh_k - u_{k-1}ᵀt_{k-1} s.t. x_{k+1} = A_k x_k + B_{k+1}... .
+
+    The generic problem (D32–D42) with ``x_0 = B_0 u_{-1}`` (``x_{-1} = 0``) and
+    ``x_{k+1} = A_k x_k + B_{k+1} u_k``: a backward Riccati sweep (D40, D41)
+    and a forward pass (D39, D35).  Lists: A (N), B (N+1, B[0] for u_{-1}),
+    M, h (N+1), t (N+1, t[0] for u_{-1}).  Returns (u, x, S, r).
+    """
+    N = len(M) - 1
+    S, r = [None] * (N + 1), [None] * (N + 1)
+    S[N], r[N] = M[N], h[N]
+    K = [None] * N
+    for k in range(N - 1, -1, -1):
+        Bk = B[k + 1]
+        R = Bk.T @ S[k + 1] @ Bk
+        K[k] = np.linalg.solve(R, Bk.T @ S[k + 1] @ A[k])
+        closed = A[k] - Bk @ K[k]
+        S[k] = closed.T @ S[k + 1] @ closed + M[k]                       # (D42)
+        r[k] = closed.T @ r[k + 1] + K[k].T @ t[k + 1] + h[k]              # (D41)
+    u, x = [], []
+    R0 = B[0].T @ S[0] @ B[0]
+    u.append(np.linalg.solve(R0, t[0] - B[0].T @ r[0]))                    # u_{-1}
+    x.append(B[0] @ u[0])
+    for k in range(N):
+        Bk = B[k + 1]
+        R = Bk.T @ S[k + 1] @ Bk
+        uk = -K[k] @ x[k] + np.linalg.solve(R, t[k + 1] - Bk.T @ r[k + 1])  # (D39)
+        u.append(uk)
+        x.append(A[k] @ x[k] + Bk @ uk)                                    # (D35)
+    return u, x, S, r
