@@ -8,6 +8,7 @@ from scipy.linalg import null_space, sqrtm
 
 import pyomo_mbdyn  # noqa: F401
 from pyomo_mbdyn.simulate import simulate
+from pyomo_mbdyn.simulate.tracking import GRAVITY, desired_height, particle_pendulum, tip_height, tip_tracking
 from pyomo_mbdyn.simulate.udwadia_kalaba import (
     UdwadiaKalabaSystem,
     gauss_problem,
@@ -93,19 +94,8 @@ def test_square_invertible_constraints_give_computed_torque():
 
 
 # -- the spec's worked examples ---------------------------------------------------
-G = 9.81
+G = GRAVITY
 THETA, THETA_DOT = np.pi / 6, 1.0
-
-
-def particle_pendulum(friction=0.0, baumgarte=(0.0, 0.0)):
-    """A unit mass on a wire/rod of length 1: φ = x² + y² - 1 (UK-11, UK-12)."""
-    def nonideal(q, qd, t, ideal):
-        speed = np.linalg.norm(qd)
-        return -friction * np.linalg.norm(ideal) * qd / speed if speed > 0 else np.zeros(2)
-
-    return UdwadiaKalabaSystem(np.eye(2), lambda q, qd, t: np.array([0.0, -G]),
-                               constraints=lambda q, t: [q[0] * q[0] + q[1] * q[1] - 1.0],
-                               nonideal=nonideal if friction else None, baumgarte=baumgarte)
 
 
 def _state():
@@ -143,29 +133,8 @@ def test_baumgarte_stabilisation_reduces_drift_by_orders_of_magnitude():
 @pytest.mark.parametrize("omega", [2.0, 5.0])
 def test_exact_tracking_follows_the_designed_error_dynamics(omega):
     """UK-14: the tip height of a double pendulum tracks y_d; e'' + 2ωe' + ω²e = 0."""
-    def tip(q):
-        return -np.cos(q[0]) - np.cos(q[1])
-
-    def yd(t):
-        return -1.5 + 0.2 * np.sin(2 * t), 0.4 * np.cos(2 * t), -0.8 * np.sin(2 * t)
-
-    def mass(q, t):
-        c = np.cos(q[0] - q[1])
-        return np.array([[2.0, c], [c, 1.0]])
-
-    def force(q, qd, t):  # gravity and the velocity terms of the absolute-angle equations
-        s = np.sin(q[0] - q[1])
-        return np.array([-s * qd[1] ** 2 - 2 * G * np.sin(q[0]), s * qd[0] ** 2 - G * np.sin(q[1])])
-
-    def requirement(q, qd, t):
-        y, yv, ya = yd(t)
-        J = np.array([np.sin(q[0]), np.sin(q[1])])
-        e, edot = tip(q) - y, J @ qd - yv
-        # ÿ_tip = J q̈ + (cos q1 q̇1² + cos q2 q̇2²) must equal ÿ_d - 2ω ė - ω² e
-        b = ya - 2 * omega * edot - omega**2 * e - (np.cos(q[0]) * qd[0] ** 2 + np.cos(q[1]) * qd[1] ** 2)
-        return J[None, :], np.array([b])
-
-    system = UdwadiaKalabaSystem(mass, force, velocity_constraints=requirement)
+    system = tip_tracking(omega)
+    tip, yd = tip_height, desired_height
     q0, qd0 = np.array([0.3, -0.2]), np.zeros(2)
     e0, edot0 = tip(q0) - yd(0)[0], -yd(0)[1]
     t = np.linspace(0, 10, 41)
