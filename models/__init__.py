@@ -10,6 +10,10 @@ MODELS = {
         "pyomo_mbdyn.models.heavy_top",
         "heavy symmetric top in steady precession: quaternion EM against director EM (thesis E2)",
     ),
+    "sphere": (
+        "pyomo_mbdyn.models.sphere",
+        "rigid sphere, rest to rest with three turns, minimum control effort (DMOCC §7.1)",
+    ),
     "satellite-spin": (
         "pyomo_mbdyn.models.satellite_spin",
         "three-rotor satellite, forward dynamics with rotor friction or torques (thesis E1)",

@@ -1,0 +1,5 @@
+"""Optimal-control problems on scheme blocks."""
+
+from .problem import OptimalControlProblem
+
+__all__ = ["OptimalControlProblem"]
