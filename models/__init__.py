@@ -10,6 +10,10 @@ MODELS = {
         "pyomo_mbdyn.models.heavy_top",
         "heavy symmetric top in steady precession: quaternion EM against director EM (thesis E2)",
     ),
+    "satellite": (
+        "pyomo_mbdyn.models.satellite",
+        "three-rotor satellite turned by π about (1,2,3)/√14 by its rotors (DMOCC §7.2)",
+    ),
     "sphere": (
         "pyomo_mbdyn.models.sphere",
         "rigid sphere, rest to rest with three turns, minimum control effort (DMOCC §7.1)",
