@@ -194,11 +194,34 @@ class Stepper:
                 fun, params = self._first, (q, v, u)
             else:
                 fun, params = self._residual, (v, q, u, u_next)
-            # the stagnation test and the solve below use fun/params
         else:
             fun, params = self._residual, (q, v, u)
         scale = 1.0 + np.abs(np.asarray(v)).max() + np.abs(np.asarray(q)).max()
         return newton_solve(fun, x, params, self.tol, self.max_iter, scale, f"{self.scheme} step {k}")
+
+    def _simulate_gc(self, q0, v0, steps, U):
+        """The GC stepper works on (θ, ṽ); q and v come from the chart."""
+        system, sl = self.system, dict(self._layout)
+        th, vt = chart_coordinates(system, q0, v0, self.rotation)
+        TH, VT, iterations, x = [th], [vt], [], None
+        for k in range(steps):
+            x, it = self.step(TH[-1], VT[-1], U[k], x, k)
+            TH.append(x[sl["theta"]])
+            VT.append(x[sl["vt"]])
+            iterations.append(it)
+        Q = [np.asarray(chart(system, t, self.rotation), float) for t in TH]
+        V = [np.asarray(chart_velocity(system, t, w, self.rotation)[1], float) for t, w in zip(TH, VT)]
+        nu = []
+        for k in range(steps):
+            q_mid, v_mid, _ = chart_velocity(system, 0.5 * (TH[k] + TH[k + 1]), 0.5 * (VT[k] + VT[k + 1]),
+                                             self.rotation)
+            nu.append(np.asarray(system.control_matrix(np.asarray(q_mid, float)), float)
+                      @ np.asarray(v_mid, float))
+        nu = np.array(nu)
+        tr = Trajectory(system, "gc", self.h, self.h * np.arange(steps + 1), np.array(Q), np.array(V), U,
+                        nu, newton_iterations=np.array(iterations))
+        tr.theta, tr.vt = np.array(TH), np.array(VT)
+        return tr
 
     def simulate(self, q0, v0, steps, controls=None):
         """Integrate ``steps`` steps from (q0, v0); ``controls`` is (steps, n_act)."""
@@ -251,32 +274,6 @@ class Stepper:
                           newton_iterations=np.array(iterations), contravariant=self.contravariant)
 
 
-def _simulate_gc(self, q0, v0, steps, U):
-    """The GC stepper works on (θ, ṽ); q and v come from the chart."""
-    system, sl = self.system, dict(self._layout)
-    th, vt = chart_coordinates(system, q0, v0, self.rotation)
-    TH, VT, iterations, x = [th], [vt], [], None
-    for k in range(steps):
-        x, it = self.step(TH[-1], VT[-1], U[k], x, k)
-        TH.append(x[sl["theta"]])
-        VT.append(x[sl["vt"]])
-        iterations.append(it)
-    Q = [np.asarray(chart(system, t, self.rotation), float) for t in TH]
-    V = [np.asarray(chart_velocity(system, t, w, self.rotation)[1], float) for t, w in zip(TH, VT)]
-    nu = []
-    for k in range(steps):
-        q_mid, v_mid, _ = chart_velocity(system, 0.5 * (TH[k] + TH[k + 1]), 0.5 * (VT[k] + VT[k + 1]),
-                                         self.rotation)
-        nu.append(np.asarray(system.control_matrix(np.asarray(q_mid, float)), float)
-                  @ np.asarray(v_mid, float))
-    nu = np.array(nu)
-    tr = Trajectory(system, "gc", self.h, self.h * np.arange(steps + 1), np.array(Q), np.array(V), U,
-                    nu, newton_iterations=np.array(iterations))
-    tr.theta, tr.vt = np.array(TH), np.array(VT)
-    return tr
-
-
-Stepper._simulate_gc = _simulate_gc
 
 
 def check_initial_state(system, q0, v0, tol=1e-9):
