@@ -7,14 +7,11 @@ iterations, variables and constraints, in benchmarks/README.md.
 """
 
 import argparse
-import os
-import platform
 import sys
 
 from pyomo_mbdyn.cli import run_model
 from pyomo_mbdyn.models import MODELS
-
-HERE = os.path.dirname(os.path.abspath(__file__))
+from _report import machine_line, write_section  # benchmarks/ is sys.path[0]
 
 
 def main(argv=None):
@@ -22,7 +19,7 @@ def main(argv=None):
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--skip", nargs="*", default=[])
     args = parser.parse_args(argv)
-    lines = [f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}", "",
+    lines = [machine_line(), "",
              "| model | scheme | N | status | objective | variables | constraints | iterations | build s | solve s |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for name in MODELS:
@@ -36,14 +33,7 @@ def main(argv=None):
         print(lines[-1], flush=True)
     table = "\n".join(lines)
     if args.write:
-        path = os.path.join(HERE, "README.md")
-        with open(path) as f:
-            text = f.read()
-        start, end = "<!-- models -->", "<!-- /models -->"
-        before, rest = text.split(start, 1)
-        after = rest.split(end, 1)[1]
-        with open(path, "w") as f:
-            f.write(f"{before}{start}\n{table}\n{end}{after}")
+        write_section("models", table)
     return 0
 
 

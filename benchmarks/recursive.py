@@ -7,16 +7,13 @@ like N³ eventually.
 """
 
 import argparse
-import os
-import platform
 import sys
 import time
 
 import numpy as np
 
 from pyomo_mbdyn.simulate.recursive import Chain, ChainBody, ChainJoint
-
-HERE = os.path.dirname(os.path.abspath(__file__))
+from _report import machine_line, write_section  # benchmarks/ is sys.path[0]
 
 
 def revolute_chain(n):
@@ -48,20 +45,13 @@ def main(argv=None):
         t_glob = best_of(lambda: chain.mass_matrix_solution(g, gd, tau))
         diff = np.abs(chain.forward_dynamics(g, gd, tau) - chain.mass_matrix_solution(g, gd, tau)[0]).max()
         rows.append((n, t_rec, t_rec / n * 1e6, t_glob, diff))
-    lines = [f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}", "",
+    lines = [machine_line(), "",
              "| links | recursive s | µs per link | global s | max difference |", "|---|---|---|---|---|"]
     lines += [f"| {r[0]} | {r[1]:.4f} | {r[2]:.0f} | {r[3]:.4f} | {r[4]:.1e} |" for r in rows]
     table = "\n".join(lines)
     print(table)
     if args.write:
-        path = os.path.join(HERE, "README.md")
-        with open(path) as f:
-            text = f.read()
-        start, end = "<!-- recursive -->", "<!-- /recursive -->"
-        before, rest = text.split(start, 1)
-        after = rest.split(end, 1)[1]
-        with open(path, "w") as f:
-            f.write(f"{before}{start}\n{table}\n{end}{after}")
+        write_section("recursive", table)
     return 0
 
 

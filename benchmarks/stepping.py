@@ -7,8 +7,6 @@ spherical and universal joints, gravity, friction, joint torques).
 """
 
 import argparse
-import os
-import platform
 import sys
 import time
 
@@ -19,8 +17,7 @@ import pyomo_mbdyn  # noqa: F401
 from pyomo_mbdyn.mechanics import Revolute, RigidBody, MultibodySystem, Spherical, Universal
 from pyomo_mbdyn.schemes import scheme_block
 from pyomo_mbdyn.simulate import Stepper, simulate
-
-HERE = os.path.dirname(os.path.abspath(__file__))
+from _report import machine_line, write_section  # benchmarks/ is sys.path[0]
 
 
 def four_body_system():
@@ -74,7 +71,7 @@ def main(argv=None):
             rows.append((f"IPOPT block {scheme}", steps, build, run, steps / run,
                          res.solver.iterations))
     lines = [
-        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        machine_line(),
         "",
         "| method | steps | setup/build s | run s | steps per second | iterations (mean Newton / IPOPT) |",
         "|---|---|---|---|---|---|",
@@ -83,14 +80,7 @@ def main(argv=None):
     table = "\n".join(lines)
     print(table)
     if args.write:
-        path = os.path.join(HERE, "README.md")
-        with open(path) as f:
-            text = f.read()
-        start, end = "<!-- stepping -->", "<!-- /stepping -->"
-        before, rest = text.split(start, 1)
-        after = rest.split(end, 1)[1]
-        with open(path, "w") as f:
-            f.write(f"{before}{start}\n{table}\n{end}{after}")
+        write_section("stepping", table)
     return 0
 
 

@@ -134,3 +134,21 @@ def admissible(sys, rng, scale=1.0, base=None):
     u = rng.uniform(-scale, scale, size=sys.n_velocities)
     base = sys.q0 if base is None else base
     return sys.reparametrise(u, base), u
+
+
+def director_double_pendulum():
+    """Two unit links on revolute joints about e3 from the ground, gravity along -e2."""
+    link1 = RigidBody("link1", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    link2 = RigidBody("link2", 1.0, (0.1, 0.1, 0.02), position=(1.5, 0, 0))
+    sys = MultibodySystem("double pendulum", gravity=(0, -9.81, 0))
+    sys.add_bodies(link1, link2)
+    sys.add_joints(Revolute("shoulder", None, link1, location=(0, 0, 0), axis=(0, 0, 1)),
+                   Revolute("elbow", link1, link2, location=(1, 0, 0), axis=(0, 0, 1)))
+    return sys
+
+
+def random_state(sys, seed, spread=0.3):
+    """An admissible (q0, v0): increments up to ``spread`` from q_ref, rates in [-1, 1]."""
+    rng = np.random.default_rng(seed)
+    q0 = sys.reparametrise(rng.uniform(-spread, spread, sys.n_velocities), sys.q0)
+    return q0, sys.null_space(q0) @ rng.uniform(-1, 1, sys.n_velocities)

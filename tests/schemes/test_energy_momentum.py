@@ -11,12 +11,12 @@ import pytest
 import pyomo_mbdyn  # noqa: F401
 from pyomo_mbdyn.diagnostics import trajectory_table
 from pyomo_mbdyn.errors import ConfigurationError
-from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
 from pyomo_mbdyn.schemes import scheme_block
 from pyomo_mbdyn.simulate import simulate
 
 from blocks import solve_block
-from systems import chain
+from systems import chain, random_state
+from systems import director_double_pendulum as double_pendulum
 
 
 def four_body_system():
@@ -37,9 +37,7 @@ def _controls(sys, steps, h):
 @pytest.fixture(scope="module")
 def long_runs():
     sys = four_body_system()
-    rng = np.random.default_rng(0)
-    q0 = sys.reparametrise(rng.uniform(-0.3, 0.3, sys.n_velocities), sys.q0)
-    v0 = sys.null_space(q0) @ rng.uniform(-1, 1, sys.n_velocities)
+    q0, v0 = random_state(sys, 0)
     steps, h = 1000, 0.002
     U = _controls(sys, steps, h)
     return {s: simulate(sys, q0, v0, h, steps, U, scheme=s) for s in ("bem", "rem")}
@@ -89,9 +87,7 @@ def test_block_solved_by_ipopt_equals_the_stepper(scheme):
     """The whole square block through SolverFactory, started from a different
     trajectory (the plain-midpoint B), converges to the stepper's solution."""
     sys = four_body_system()
-    rng = np.random.default_rng(1)
-    q0 = sys.reparametrise(rng.uniform(-0.3, 0.3, sys.n_velocities), sys.q0)
-    v0 = sys.null_space(q0) @ rng.uniform(-1, 1, sys.n_velocities)
+    q0, v0 = random_state(sys, 1)
     steps, h = 8, 0.05
     U = _controls(sys, steps, h)
     reference = simulate(sys, q0, v0, h, steps, U, scheme=scheme)
@@ -101,16 +97,6 @@ def test_block_solved_by_ipopt_equals_the_stepper(scheme):
     assert np.abs(q - reference.q).max() < 1e-10
     assert np.abs(v - reference.v).max() < 1e-10
     np.testing.assert_allclose(u, U)
-
-
-def double_pendulum():
-    link1 = RigidBody("link1", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    link2 = RigidBody("link2", 1.0, (0.1, 0.1, 0.02), position=(1.5, 0, 0))
-    sys = MultibodySystem("double pendulum", gravity=(0, -9.81, 0))
-    sys.add_bodies(link1, link2)
-    sys.add_joints(Revolute("shoulder", None, link1, location=(0, 0, 0), axis=(0, 0, 1)),
-                   Revolute("elbow", link1, link2, location=(1, 0, 0), axis=(0, 0, 1)))
-    return sys
 
 
 @pytest.mark.parametrize("scheme", ["bem", "rem"])

@@ -7,6 +7,7 @@ from hypothesis import given, strategies as st
 from scipy.linalg import null_space, sqrtm
 
 import pyomo_mbdyn  # noqa: F401
+from systems import director_double_pendulum
 from pyomo_mbdyn.simulate import simulate
 from pyomo_mbdyn.simulate.tracking import GRAVITY, desired_height, particle_pendulum, tip_height, tip_tracking
 from pyomo_mbdyn.simulate.udwadia_kalaba import (
@@ -147,14 +148,7 @@ def test_exact_tracking_follows_the_designed_error_dynamics(omega):
 
 def test_multibody_uk_is_the_continuous_limit_of_the_schemes():
     """UK on a director double pendulum agrees with the BEM at a small step (O(h²))."""
-    from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-
-    link1 = RigidBody("link1", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    link2 = RigidBody("link2", 1.0, (0.1, 0.1, 0.02), position=(1.5, 0, 0))
-    system = MultibodySystem("double pendulum", gravity=(0, -9.81, 0))
-    system.add_bodies(link1, link2)
-    system.add_joints(Revolute("shoulder", None, link1, location=(0, 0, 0), axis=(0, 0, 1)),
-                      Revolute("elbow", link1, link2, location=(1, 0, 0), axis=(0, 0, 1)))
+    system = director_double_pendulum()
     q0, v0 = system.q0, system.null_space(system.q0) @ np.array([1.0, -0.5])
     uk = UdwadiaKalabaSystem.from_multibody(system, baumgarte=(10.0, 10.0))
     r = uk.accelerations(q0, v0)
