@@ -18,6 +18,14 @@ MODELS = {
         "pyomo_mbdyn.models.sphere",
         "rigid sphere, rest to rest with three turns, minimum control effort (DMOCC §7.1)",
     ),
+    "three-link-arm": (
+        "pyomo_mbdyn.models.three_link_arm",
+        "planar three-link arm, rest to rest: BEM = REM against GC (thesis E3)",
+    ),
+    "crane": (
+        "pyomo_mbdyn.models.crane",
+        "underactuated overhead crane, rest to rest: BEM = REM against GC (thesis E5)",
+    ),
     "satellite-spin": (
         "pyomo_mbdyn.models.satellite_spin",
         "three-rotor satellite, forward dynamics with rotor friction or torques (thesis E1)",

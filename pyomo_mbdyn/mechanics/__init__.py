@@ -16,13 +16,14 @@ from .joints import (
     Spherical,
     Universal,
 )
-from .linalg import contravariant, hat, rotation_cayley, rotation_exp
+from .coordinates import CoordinateSystem
+from .linalg import contravariant, hat, rotation_cayley, rotation_exp, sin_cos
 from .system import MultibodySystem
 
 __all__ = [
     "Body", "RigidBody", "PointMass",
     "Joint", "Spherical", "Revolute", "Prismatic", "Cylindrical", "Planar", "Universal",
     "Fixed", "GROUND",
-    "MultibodySystem",
-    "hat", "rotation_exp", "rotation_cayley", "contravariant",
+    "MultibodySystem", "CoordinateSystem",
+    "hat", "rotation_exp", "rotation_cayley", "contravariant", "sin_cos",
 ]

@@ -50,6 +50,7 @@ class OptimalControlProblem:
         self.block = model.component(name)
         self.block.final_position = pyo.ConstraintList()
         self.block.final_orientation = pyo.ConstraintList()
+        self.block.final_configuration = pyo.ConstraintList()
         self.block.final_rest = pyo.ConstraintList()
 
     # -- objective -------------------------------------------------------------
@@ -92,14 +93,90 @@ class OptimalControlProblem:
         for i, j in ((2, 1), (0, 2), (1, 0)):
             self.block.final_orientation.add(E[i, j] - E[j, i] == 0)
 
-    def require_final_rest(self, drop=()):
+    #: generalised velocities whose increments add up exactly under the relative
+    #: reparametrisation (one fixed axis in the parent): Σ_k w_k = θ_N - θ_0
+    _ADDITIVE = {"revolute", "prismatic", "cylindrical"}
+
+    def fix_final_configuration(self, theta):
+        """The final configuration ``q_f = q(θ)`` of the system's chart.
+
+        ``θ`` are the chart coordinates (:func:`~pyomo_mbdyn.simulate.discrete.chart`:
+        the absolute reparametrisation from ``system.q0``; for a chain of
+        revolute joints from the ground, the joint-angle changes from the
+        reference configuration).  Each scheme gets its regular form (thesis
+        §2.10; spec §7.5):
+
+        * ``gc``: ``θ_N = θ`` (dof rows);
+        * ``rem``, ``dmocc``: ``Σ_k w_k = θ - θ_0`` (dof rows), exact for
+          revolute, prismatic and cylindrical joints whose increments add up;
+        * ``bem``, ``dmocc_lm``: ``q_N = q_f`` fixed, and ``Φ(q_N) = 0``
+          deactivated since ``q_f`` fulfils it (otherwise LICQ fails).
+        """
+        from ..simulate.discrete import chart, chart_coordinates
+
+        dyn, system = self.dyn, self.dyn.system
+        N = dyn.config.steps
+        theta = np.asarray(theta, float).reshape(-1)
+        if theta.shape != (system.n_velocities,) or not np.all(np.isfinite(theta)):
+            raise ConfigurationError(
+                f"fix_final_configuration: expected {system.n_velocities} finite chart coordinates "
+                f"for {list(dyn.velocities)}, got {theta.tolist()}")
+        if dyn.scheme == "gc":
+            for j, name in enumerate(dyn.velocities):
+                dyn.theta[N, name].fix(theta[j])
+            return
+        if hasattr(dyn, "w"):
+            kinds = {}
+            for jname, joint in system.joints.items():
+                for d in joint.dofs:
+                    kinds[d] = joint.kind
+            additive = getattr(system, "additive_increments", False)
+            bad = [] if additive else [j for j in dyn.velocities if kinds.get(j) not in self._ADDITIVE]
+            if bad:
+                raise ConfigurationError(
+                    f"fix_final_configuration on a {dyn.scheme} block: the increments of {bad} do not "
+                    "add up (free bodies, spherical or universal joints); impose the final state with "
+                    "fix_final_position / fix_final_orientation instead")
+            theta0 = chart_coordinates(system, dyn.q_initial)
+            for j, name in enumerate(dyn.velocities):
+                self.block.final_configuration.add(
+                    sum(dyn.w[i, name] for i in dyn.intervals) == float(theta[j] - theta0[j]))
+            return
+        q_f = np.asarray(chart(system, theta), float)
+        for idx, (name, c) in enumerate(dyn._coordinate_index()):
+            dyn.body[name].q[N, c].fix(q_f[idx])
+        for name in system.bodies:
+            if hasattr(dyn.body[name], "internal_constraint"):
+                for r in dyn.body[name].internal:
+                    dyn.body[name].internal_constraint[N, r].deactivate()
+        for name in system.joints:
+            for r in dyn.joint[name].rows:
+                dyn.joint[name].joint_constraint[N, r].deactivate()
+
+    def require_final_rest(self, drop=(), reduced=True):
         """Rest at t_N; ``drop`` names generalised velocities whose momentum rows
         are left out (momenta conserved anyway, e.g. the linear momentum of a
-        free system without external forces — the rows would be redundant)."""
+        free system without external forces — the rows would be redundant).
+
+        Forms, per scheme: ``gc`` ṽ_N = 0; ``bem``/``rem`` with ``reduced``
+        (default) the joint rates ``ν_N = B(q_N) v_N = 0`` (thesis §2.10: dof
+        rows, LICQ holds), else all of ``v_N = 0``; variational schemes the
+        reduced discrete Legendre transform (see the module docstring)."""
         dyn = self.dyn
         N = dyn.config.steps
         keep = [j for j in dyn.velocities if j not in set(drop)]
+        if dyn.scheme == "gc":
+            for name in keep:
+                dyn.vt[N, name].fix(0.0)
+            return
         if dyn.uses_velocities:
+            if reduced:
+                q_N, v_N = dyn.q_array(N), dyn.v_array(N)
+                nu = matmul(dyn.system.control_matrix(q_N), as_array(v_N))
+                for j, name in enumerate(dyn.velocities):
+                    if name in keep:
+                        self.block.final_rest.add(nu[j] == 0)
+                return
             for name in dyn.system.bodies:
                 for c in dyn.body[name].coordinates:
                     self.block.final_rest.add(dyn.body[name].v[N, c] == 0)

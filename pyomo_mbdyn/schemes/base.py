@@ -28,7 +28,7 @@ from pyomo.common.config import Bool, ConfigDict, ConfigValue, In, PositiveFloat
 from pyomo.core.base.block import BlockData, declare_custom_block
 
 from ..errors import ConfigurationError
-from ..mechanics import MultibodySystem
+from ..mechanics import CoordinateSystem, MultibodySystem
 from ..mechanics.linalg import sharing
 from ..simulate.stepper import check_initial_state
 
@@ -40,8 +40,8 @@ _BLOCK_KEYWORDS = {"rule", "concrete", "dense", "name", "doc", "ctype"}
 
 
 def _system(value):
-    if not isinstance(value, MultibodySystem):
-        raise ValueError(f"expected a MultibodySystem, got {type(value).__name__}")
+    if not isinstance(value, (MultibodySystem, CoordinateSystem)):
+        raise ValueError(f"expected a MultibodySystem or CoordinateSystem, got {type(value).__name__}")
     return value
 
 
@@ -105,6 +105,8 @@ def declare_scheme_block(name):
 
 
 def coordinate_names(body):
+    if hasattr(body, "coordinate_names"):  # a CoordinateGroup names its own
+        return list(body.coordinate_names)
     names = ["x", "y", "z"]
     if body.has_orientation:
         names += [f"d{i}{c}" for i in (1, 2, 3) for c in "xyz"]

@@ -104,7 +104,11 @@ def rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation="exp"):
     ``momentum_balance``   P(q_{k+½})ᵀ{M(v_{k+1} - v_k) + h Bᵀ K ν + h ∇V} + h u (dof)
     ``joint_rates``        ν - B v_{k+½}                                       (dof)
 
-    The controls enter with the identity since ``P(q_{k+½})ᵀ B(q♯)ᵀ = I``.
+    The controls enter with the identity since ``P(q_{k+½})ᵀ B(q♯)ᵀ = I`` for a
+    :class:`~pyomo_mbdyn.mechanics.MultibodySystem`; systems whose input rows
+    are not dual to their null space (``inputs_dual_to_null_space = False``,
+    e.g. a :class:`~pyomo_mbdyn.mechanics.CoordinateSystem`) get
+    ``h P(q_{k+½})ᵀ Bᵀ u`` instead.
     """
     q0, v0, q1, v1 = as_array(q0), as_array(v0), as_array(q1), as_array(v1)
     w, nu = as_array(w), as_array(nu)
@@ -115,10 +119,14 @@ def rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation="exp"):
     friction = _efforts(system, nu, [0.0] * system.n_velocities)
     inner = shared_array(M * (v1 - v0) + (matmul(B.T, friction) + system.potential_gradient()) * h)
     u_full = as_array(np.array(full_controls(system, u), dtype=object))
+    if getattr(system, "inputs_dual_to_null_space", True):
+        reduced_u = u_full
+    else:
+        reduced_u = matmul(P.T, matmul(B.T, u_full))
     return {
         "reparametrisation": as_array(q1 - system.reparametrise(w, q0, rotation)),
         "kinematics": as_array(q1 - q0 - v_mid * h),
-        "momentum_balance": as_array(matmul(P.T, inner) + u_full * h),
+        "momentum_balance": as_array(matmul(P.T, inner) + reduced_u * h),
         "joint_rates": as_array(nu - matmul(B, v_mid)),
     }
 

@@ -1,0 +1,116 @@
+"""crane: underactuated overhead crane, rest to rest (thesis E5, Ch. 7.2).
+
+Coordinates q = (s, β, x, z): trolley position, winch angle, load position
+(z downward).  M = diag(m_t, J, m, m), V = -m g z, and the rope of length
+l = r β ties the load to the trolley, Φ = (x - s)² + z² - r² β² = 0.  The
+controls are the physical trolley force F and winch torque M, entering as
+Bᵀu with B = [-I₂ 0] (so ``u`` is, as everywhere in the library, minus the
+applied generalised force's coefficients on the rows of B).  The load swing
+is not actuated: 3 degrees of freedom, 2 controls.
+
+Null space (thesis Eq. 7.6, G P ≡ 0 for every q):
+P = [[1, 0, 0], [0, z, 0], [1, 0, -z], [0, r²β, x - s]].
+Reparametrisation of the reduced scheme (increments w = (Δs, Δβ, Δα) of the
+trolley position, winch angle and swing angle α, x - s = l sin α, z = l cos α):
+
+    s' = s + Δs,  β' = β + Δβ,
+    x' - s' = (β'/β)((x - s) cos Δα + z sin Δα),   z' = (β'/β)(z cos Δα - (x - s) sin Δα),
+
+which is exact and additive, so F(θ, q0) is the chart of the GC scheme,
+q(θ) = (s, β, s + rβ sin α, rβ cos α) (the thesis's (s, l, α) up to the
+linear scaling l = rβ, to which the midpoint rule is invariant).
+
+Data: (m_t, J, m) = (10, 0.1, 100), r = 0.1, g = 9.81; q_0 = (0, 40, 0, 4)
+(rope 4), q_f = (5, 10, 5, 1) (rope 1), T = 3, N = 40, J = h Σ ½|u|².  Final
+conditions unreduced for bem and rem as in the thesis: q_N = q_f (bem, Φ(q_N)
+dropped) or Σ w = Δθ (rem), and v_N = 0 (all four rows); gc: θ_N, ṽ_N.
+
+The optimum documented here is reached from the interpolated guess
+(:func:`pyomo_mbdyn.ocp.interpolated_trajectory`, quintic profile, velocities
+from the recursion); the spec (§7.6) warns that REM and GC from poor guesses
+can run through negative rope lengths — check l_k > 0, z_k > 0.
+"""
+
+import numpy as np
+
+from pyomo_mbdyn.mechanics import CoordinateSystem, sin_cos
+
+__all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "Q0", "QF"]
+
+DESCRIPTION = "underactuated overhead crane, rest to rest: BEM = REM (thesis E5)"
+STEPS, HORIZON = 40, 3.0
+M_TROLLEY, J_WINCH, M_LOAD, RADIUS, GRAVITY = 10.0, 0.1, 100.0, 0.1, 9.81
+Q0 = np.array([0.0, 40.0, 0.0, 4.0])
+QF = np.array([5.0, 10.0, 5.0, 1.0])
+VELOCITIES = ("trolley.s", "winch.beta", "rope.swing")
+#: no momentum map is conserved; T + V + W is
+CONSERVED_MOMENTA = ()
+
+
+def _rope(q):
+    s, beta, x, z = q
+    return [(x - s) * (x - s) + z * z - RADIUS**2 * beta * beta]
+
+
+def _rope_jacobian(q):
+    s, beta, x, z = q
+    return [[-2.0 * (x - s), -2.0 * RADIUS**2 * beta, 2.0 * (x - s), 2.0 * z]]
+
+
+def _null_space(q):
+    s, beta, x, z = q
+    return [[1.0, 0.0, 0.0], [0.0, z, 0.0], [1.0, 0.0, -z], [0.0, RADIUS**2 * beta, x - s]]
+
+
+def _reparametrise(w, q):
+    s, beta, x, z = q
+    ds, dbeta, dalpha = w
+    sin, cos = sin_cos(dalpha)
+    stretch = (beta + dbeta) / beta
+    return [s + ds, beta + dbeta,
+            s + ds + stretch * ((x - s) * cos + z * sin), stretch * (z * cos - (x - s) * sin)]
+
+
+def build_system():
+    return CoordinateSystem(
+        "crane",
+        groups={"trolley": (("s",), (M_TROLLEY,)), "winch": (("beta",), (J_WINCH,)),
+                "load": (("x", "z"), (M_LOAD, M_LOAD))},
+        constraints={"rope": (_rope, _rope_jacobian)},
+        velocities=VELOCITIES,
+        null_space=_null_space,
+        reparametrise=_reparametrise,
+        inputs={"trolley.s": [-1.0, 0.0, 0.0, 0.0], "winch.beta": [0.0, -1.0, 0.0, 0.0]},
+        force=[0.0, 0.0, 0.0, M_LOAD * GRAVITY],
+        q0=Q0,
+        additive=True,
+    )
+
+
+def theta_final():
+    """Chart coordinates of q_f: (Δs, Δβ, Δα) from q_0."""
+    alpha = np.arctan2(QF[2] - QF[0], QF[3])
+    return np.array([QF[0] - Q0[0], QF[1] - Q0[1], alpha])
+
+
+def build(scheme="bem", steps=STEPS):
+    """The crane OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem) with the
+    interpolated guess."""
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.errors import ConfigurationError
+    from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
+    from pyomo_mbdyn.schemes import scheme_block
+
+    if scheme not in ("bem", "rem", "gc"):
+        raise ConfigurationError(f"crane: scheme {scheme!r} not offered; use bem, rem or gc")
+    system = build_system()
+    m = pyo.ConcreteModel("crane")
+    m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON)
+    problem = OptimalControlProblem(m.dyn)
+    problem.minimise_control_effort({a: 0.5 for a in m.dyn.actuated})  # J = h Σ ½|u|²
+    problem.fix_final_configuration(theta_final())
+    problem.require_final_rest(reduced=False)
+    m.dyn.initialize_from(interpolated_trajectory(system, m.dyn.h, steps, theta_final()))
+    m.problem = problem
+    return m

@@ -1,0 +1,131 @@
+"""three-link-arm: planar three-link manipulator, rest to rest (thesis E3, Table 6.1).
+
+Three links (bodies ``link1..3``) hang on revolute joints about e3: the base
+joint ``shoulder`` (absolute angle α₁) and the relative joints ``elbow`` (α₂)
+and ``wrist`` (α₃).  Gravity acts in the arm's plane along -e2 with g = 9.81
+(thesis Eq. 6.6, V = Σ m_i g φ^i·e2; the value is not printed).  Controls are
+the three joint torques with the thesis's sign, M v̇ + ∇V + Gᵀγ + Bᵀ(Kν + u) = 0:
+``u`` is minus the applied torque, and case (i) ``u₃ ≥ 0`` is meant in that
+convention (spec §7.7).
+
+Table 6.1 (m, E1, E2, l): (30, 1.225, 143.3027, 7), (25, 1.0208, 88.0208, 6),
+(10, 0.4083, 60.2083, 8).  In the plane only E1 + E2 enters; the library's
+bodies are three-dimensional, so the links get the Euler values
+(E2, E1, E1) along (link, in-plane normal, e3) — the out-of-plane value is
+never excited.
+
+Motion: α₀ = (π/2, -π/2, π/2) (link 1 up, link 2 horizontal, link 3 up) to
+α_f = (π/2, 0, 0) (all up), T = 3, N = 20, minimising J = h Σ ½|u|² (thesis §2.10).  The
+final state is imposed in each scheme's regular form (bem: q_N = q_f with
+Φ(q_N) dropped; rem: Σ w = Δα; gc: θ_N = Δα), final rest as ν_N = B(q_N) v_N = 0
+(bem, rem) or ṽ_N = 0 (gc), exactly as in thesis §2.10.
+
+Cases (``case=``): ``"free"`` (Ch. 7: no bounds, no damping — BEM = REM),
+``"bounded"`` (Ch. 6 (i): u₃ ≥ 0) and ``"damped"`` (Ch. 6 (ii): Rayleigh
+joint damping k = 300 in all joints).
+
+The optimum documented here is the one reached from
+:func:`pyomo_mbdyn.ocp.interpolated_trajectory` (joint angles interpolated
+with the quintic rest-to-rest profile, mapped to directors, velocities from
+the scheme's own recursion, forces split exactly) — the same guess for every
+scheme, so that BEM, REM and GC are compared at corresponding optima.  The
+thesis's constant guess q_k = q_0 is known to lead the BEM to other local
+optima (spec §7.10).  ``--scheme dnco`` solves the indirect problem in joint
+angles (:mod:`pyomo_mbdyn.models.three_link_arm_dnco`, thesis Ch. 8).
+"""
+
+import numpy as np
+
+from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+
+__all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "ALPHA0", "ALPHAF",
+           "joint_angles"]
+
+DESCRIPTION = "planar three-link arm, rest to rest, BEM = REM against GC (thesis E3)"
+STEPS, HORIZON, GRAVITY = 20, 3.0, 9.81
+#: Table 6.1: mass, E1, E2, length
+LINKS = ((30.0, 1.225, 143.3027, 7.0), (25.0, 1.0208, 88.0208, 6.0), (10.0, 0.4083, 60.2083, 8.0))
+ALPHA0 = np.array([np.pi / 2, -np.pi / 2, np.pi / 2])
+ALPHAF = np.array([np.pi / 2, 0.0, 0.0])
+JOINTS = ("shoulder", "elbow", "wrist")
+CASES = ("free", "bounded", "damped")
+DAMPING = 300.0
+#: gravity and joint torques act: no momentum is conserved; T + V + W (+ D) is
+CONSERVED_MOMENTA = ()
+
+
+def _frames(alpha):
+    """Directors (rows d1 along the link, d2 = e3 × d1, d3 = e3) and centres of mass."""
+    frames, centres, tip = [], [], np.zeros(3)
+    angle = 0.0
+    for (_, _, _, length), a in zip(LINKS, alpha):
+        angle += a
+        d1 = np.array([np.cos(angle), np.sin(angle), 0.0])
+        d2 = np.array([-np.sin(angle), np.cos(angle), 0.0])
+        frames.append(np.array([d1, d2, [0.0, 0.0, 1.0]]))
+        centres.append(tip + 0.5 * length * d1)
+        tip = tip + length * d1
+    return frames, centres
+
+
+def build_system(damping=0.0):
+    """The arm in its initial configuration α₀ (the chart's reference)."""
+    frames, centres = _frames(ALPHA0)
+    system = MultibodySystem("three-link-arm", gravity=(0.0, -GRAVITY, 0.0))
+    links = []
+    for i, ((mass, E1, E2, length), D, c) in enumerate(zip(LINKS, frames, centres)):
+        links.append(RigidBody(f"link{i + 1}", mass, euler=(E2, E1, E1), position=c, directors=D,
+                               points={"base": (-0.5 * length, 0, 0), "tip": (0.5 * length, 0, 0)}))
+    system.add_bodies(*links)
+    parents = [None] + links[:-1]
+    for name, parent, child, D, c, link in zip(JOINTS, parents, links, frames, centres, LINKS):
+        base = c - 0.5 * link[3] * D[0]
+        system.add_joints(Revolute(name, parent, child, location=base, axis=(0, 0, 1)))
+    for name in JOINTS:
+        system.actuate(name)
+        if damping:
+            system.add_friction(name, damping)
+    return system
+
+
+def joint_angles(q):
+    """(α₁, α₂, α₃) of a configuration (absolute base angle, relative others)."""
+    q = np.asarray(q, float)
+    absolute = [np.arctan2(q[12 * i + 4], q[12 * i + 3]) for i in range(3)]
+    rel = np.diff(np.concatenate([[0.0], np.unwrap(absolute)]))
+    return rel
+
+
+def build(scheme="rem", steps=STEPS, case="free"):
+    """The arm OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem) with the
+    interpolated guess (see the module docstring)."""
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.errors import ConfigurationError
+    from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
+    from pyomo_mbdyn.schemes import scheme_block
+
+    if scheme == "dnco":
+        from pyomo_mbdyn.models import three_link_arm_dnco
+
+        return three_link_arm_dnco.build(steps=steps)
+    if case not in CASES:
+        raise ConfigurationError(f"three-link-arm: unknown case {case!r}; choose from {CASES}")
+    if scheme not in ("bem", "rem", "gc", "dmocc", "dmocc_lm"):
+        raise ConfigurationError(f"three-link-arm: scheme {scheme!r} not offered; "
+                                 "use bem, rem, gc, dmocc, dmocc_lm or dnco")
+    system = build_system(DAMPING if case == "damped" else 0.0)
+    m = pyo.ConcreteModel("three-link-arm")
+    m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON)
+    problem = OptimalControlProblem(m.dyn)
+    problem.minimise_control_effort({name: 0.5 for name in m.dyn.actuated})  # J = h Σ ½|u|²
+    theta_f = ALPHAF - ALPHA0
+    problem.fix_final_configuration(theta_f)
+    problem.require_final_rest()
+    if case == "bounded":
+        for i in m.dyn.intervals:
+            m.dyn.u[i, "wrist.angle"].setlb(0.0)
+    guess = interpolated_trajectory(system, m.dyn.h, steps, theta_f)
+    m.dyn.initialize_from(guess)
+    m.problem = problem
+    return m

@@ -1,0 +1,156 @@
+"""Multipliers of a solved direct transcription, read from Pyomo's ``dual`` Suffix.
+
+**Sign convention (the one used everywhere in pyomo_mbdyn).**  The multipliers
+``λ`` returned here are those of the Lagrangian
+
+    𝓛 = J + Σ_rows λ · g,
+
+with every row ``g`` written exactly as the scheme block states it
+(``g == 0``; e.g. the BEM momentum row ``M(v_{k+1} - v_k) + h[Gᵀγ + Bᵀ(Kν + u)
++ ∇V]``).  Pyomo's ``dual`` Suffix, filled by IPOPT through the AMPL
+interface (and by ``casadi_ipopt``, which copies that interface), reports
+``∂J/∂b`` — for a minimisation that is ``-λ``.  So ``λ = -dual``.
+
+With this convention the control equation of the discrete necessary
+conditions (thesis §2.12, Eqs. 7.19–7.22) reads, for the objective
+``J = h Σ ½|u|²`` (weights ½),
+
+    REM:  u_{k,k+1} = -λ^{p,REM}_{k,k+1}
+    BEM:  u_{k,k+1} = -B(q♯_{k+½}) λ^{p,BEM}_{k,k+1}       (actuated rows)
+
+and the multipliers of the two formulations are related by
+
+    λ^{p,REM} = B(q♯_{k+½}) λ^{p,BEM},      λ^{p,BEM} = P(q_{k+½}) λ^{p,REM},
+    G(q_{k+½}) λ^{p,BEM} = 0.
+
+For another weighting ``J = h Σ w_a u_a²`` the control equation scales by
+``1/(2 w_a)``; :func:`controls_from_multipliers` takes the weights.
+"""
+
+import numpy as np
+import pandas as pd
+import pyomo.environ as pyo
+
+from ..errors import ConfigurationError
+
+__all__ = ["momentum_multipliers", "controls_from_multipliers", "rem_from_bem",
+           "bem_from_rem", "constraint_multipliers"]
+
+
+def _dual_suffix(dyn):
+    model = dyn.model()
+    dual = model.component("dual")
+    if dual is None or not isinstance(dual, pyo.Suffix) or not dual.import_enabled():
+        raise ConfigurationError(
+            "no imported dual Suffix on the model: add `m.dual = pyo.Suffix(direction="
+            "pyo.Suffix.IMPORT)` before solving")
+    return dual
+
+
+def _value(dual, con):
+    if con not in dual:
+        raise ConfigurationError(f"no dual value for {con.name}: was the model solved with the Suffix?")
+    return -dual[con]
+
+
+def momentum_multipliers(dyn):
+    """λ^p per interval: (N, n) for bem (one per coordinate), (N, dof) for rem and gc.
+
+    Rows: ``body[b].momentum_balance[k, c]`` (bem) or ``momentum_balance[k, j]``
+    (rem, gc), with the sign convention of the module docstring.
+    """
+    dual = _dual_suffix(dyn)
+    N = dyn.config.steps
+    if dyn.scheme == "bem":
+        index = dyn._coordinate_index()
+        return np.array([[_value(dual, dyn.body[b].momentum_balance[i, c]) for b, c in index]
+                         for i in range(N)])
+    if dyn.scheme in ("rem", "gc"):
+        return np.array([[_value(dual, dyn.momentum_balance[i, j]) for j in dyn.velocities]
+                         for i in range(N)])
+    raise ConfigurationError(f"momentum multipliers are defined for bem, rem and gc, not {dyn.scheme!r}")
+
+
+def _interval_q(dyn, i):
+    q = np.array([[pyo.value(x) for x in dyn.q_array(k)] for k in (i, i + 1)], dtype=float)
+    return 0.5 * (q[0] + q[1])
+
+
+def _dual_to_null_space(dyn):
+    return getattr(dyn.system, "inputs_dual_to_null_space", True)
+
+
+def rem_from_bem(dyn, lam_bem):
+    """``λ^{p,REM}_{k,k+1}`` from ``λ^{p,BEM}_{k,k+1}`` on ``dyn``'s trajectory.
+
+    Thesis §2.12: ``λ^{p,REM} = B(q♯_{k+½}) λ^{p,BEM}`` — B is a left inverse of
+    P(q_{k+½}) for multibody systems (B P = I).  Systems without that
+    property (a :class:`~pyomo_mbdyn.mechanics.CoordinateSystem`) use the
+    least-squares left inverse of P; both agree since λ^{p,BEM} ∈ range P.
+    """
+    out = []
+    for i, lam in enumerate(np.asarray(lam_bem, float)):
+        q_mid = _interval_q(dyn, i)
+        if _dual_to_null_space(dyn):
+            out.append(np.asarray(dyn.system.control_matrix(q_mid, dyn.config.contravariant), float) @ lam)
+        else:
+            P = np.asarray(dyn.system.null_space(q_mid), float)
+            out.append(np.linalg.lstsq(P, lam, rcond=None)[0])
+    return np.array(out)
+
+
+def bem_from_rem(dyn, lam_rem):
+    """``λ^{p,BEM}_{k,k+1} = P(q_{k+½}) λ^{p,REM}_{k,k+1}`` on ``dyn``'s trajectory."""
+    return np.array([np.asarray(dyn.system.null_space(_interval_q(dyn, i)), float) @ lam
+                     for i, lam in enumerate(np.asarray(lam_rem, float))])
+
+
+def _input_map(dyn, i):
+    """The matrix E with ``u_full = -E λ^p / (2w)``: B (bem), B P (rem), B P̃ (gc)."""
+    system = dyn.system
+    q_mid = _interval_q(dyn, i)
+    B = np.asarray(system.control_matrix(q_mid, getattr(dyn.config, "contravariant", True)), float)
+    if dyn.scheme == "bem":
+        return B
+    if dyn.scheme == "rem":
+        return B @ np.asarray(system.null_space(q_mid), float)
+    from ..simulate.discrete import _chart_basis  # gc: P̃(θ_{k+½}) = ∂q/∂θ
+
+    theta = np.array([[pyo.value(dyn.theta[k, j]) for j in dyn.velocities] for k in (i, i + 1)])
+    Pt = np.asarray(_chart_basis(system, 0.5 * (theta[0] + theta[1]), dyn.config.rotation), float)
+    return B @ Pt
+
+
+def controls_from_multipliers(dyn, weights=None):
+    """The controls the control equation gives from λ^p: (N, n_act).
+
+    Stationarity of 𝓛 in u with ``J = h Σ w_a u_a²``: ``u_a = -(E λ^p)_a / (2 w_a)``
+    with E = B(q♯) (bem, thesis Eq. 7.20), E = B P(q_{k+½}) (rem; = I for
+    multibody systems, Eq. 7.19) or E = B P̃(θ_{k+½}) (gc).  Default
+    weights ½, i.e. J = h Σ ½|u|².
+    """
+    lam = momentum_multipliers(dyn)
+    idx = list(dyn.system.actuated_indices)
+    w = np.array([0.5 if weights is None else float(weights[a]) for a in dyn.actuated])
+    return np.array([-(_input_map(dyn, i) @ lam_i)[idx] / (2.0 * w) for i, lam_i in enumerate(lam)])
+
+
+def constraint_multipliers(dyn):
+    """Multipliers of ``Φ(q_k) = 0`` per joint, row and node as a DataFrame.
+
+    Columns ``joint, row, node, multiplier`` (bem and dmocc_lm, whose joint
+    rows ``joint[j].joint_constraint[k, r]`` are imposed at nodes k = 1..N;
+    rows deactivated by a final-configuration condition are left out).  Note
+    that the BEM's interval multipliers γ are variables (``joint[j].lam``);
+    these are the NLP multipliers of the position-level rows.
+    """
+    dual = _dual_suffix(dyn)
+    rows = []
+    for name in dyn.system.joints:
+        con = dyn.joint[name].component("joint_constraint")
+        if con is None:
+            raise ConfigurationError(f"{dyn.scheme} block has no joint_constraint rows (use bem or dmocc_lm)")
+        for (k, r), c in con.items():
+            if c.active:
+                rows.append((name, r, k, _value(dual, c)))
+    return pd.DataFrame(rows, columns=["joint", "row", "node", "multiplier"])
