@@ -14,6 +14,8 @@ __all__ = [
     "SolverUnavailableError",
     "UnsupportedModelError",
     "SolverError",
+    "SolveFailedError",
+    "StructuralError",
 ]
 
 
@@ -28,15 +30,15 @@ class MbdynError(Exception):
         super().__init__(message)
 
 
-class ConfigurationError(ValueError, MbdynError):
+class ConfigurationError(MbdynError, ValueError):
     """An option, parameter or argument has a value the library cannot use."""
 
 
-class AssemblyError(ValueError, MbdynError):
+class AssemblyError(MbdynError, ValueError):
     """Bodies and joints do not form a consistent multibody system."""
 
 
-class SolverUnavailableError(ValueError, MbdynError):
+class SolverUnavailableError(MbdynError, ValueError):
     """A solver was asked for by a name that is unknown or cannot run here."""
 
     default_message = (
@@ -45,9 +47,28 @@ class SolverUnavailableError(ValueError, MbdynError):
     )
 
 
-class UnsupportedModelError(ValueError, MbdynError):
+class UnsupportedModelError(MbdynError, ValueError):
     """The model uses a construct that the chosen solver cannot handle."""
 
 
-class SolverError(RuntimeError, MbdynError):
+class SolverError(MbdynError, RuntimeError):
     """The solver process failed before it could report a result."""
+
+
+class SolveFailedError(MbdynError, RuntimeError):
+    """The solver ran but did not find a solution (infeasible, iteration limit, …).
+
+    ``status`` holds the solver's termination condition (a string)."""
+
+    def __init__(self, message="", status=None):
+        super().__init__(message)
+        self.status = status
+
+
+class StructuralError(MbdynError, ValueError):
+    """Equations and unknowns do not form a square, structurally non-singular system."""
+
+    default_message = (
+        "Every equation must be matched to its own unknown: check which boundary conditions are "
+        "fixed and which equations are active (the indirect DNCO needs x_0 and x_N fully prescribed)."
+    )

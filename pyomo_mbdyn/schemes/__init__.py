@@ -4,16 +4,17 @@ from ..errors import ConfigurationError
 from .base import SchemeBlockData
 from .bem import BEMBlock
 from .dmocc import DMOCCBlock, DMOCCLMBlock
+from .dnco import DNCOBlock, HamiltonianSystem
 from .gc import GCBlock
 from .quaternion import QuaternionBlock
 from .rem import REMBlock
 
 #: scheme name → block component class
 SCHEMES = {"bem": BEMBlock, "rem": REMBlock, "dmocc": DMOCCBlock, "dmocc_lm": DMOCCLMBlock,
-           "gc": GCBlock, "quaternion": QuaternionBlock}
+           "gc": GCBlock, "quaternion": QuaternionBlock, "dnco": DNCOBlock}
 
 __all__ = ["BEMBlock", "REMBlock", "DMOCCBlock", "DMOCCLMBlock", "GCBlock", "QuaternionBlock", "SCHEMES",
-           "scheme_block",
+           "scheme_block", "DNCOBlock", "HamiltonianSystem",
            "SchemeBlockData"]
 
 
