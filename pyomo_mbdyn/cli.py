@@ -49,12 +49,18 @@ def _count(model, ctype):
 
 def run_model(name, scheme=None, steps=None, solver=None):
     """Build, solve and evaluate a model; return the result dictionary."""
+    return solve_model(name, scheme, steps, solver)[0]
+
+
+def solve_model(name, scheme=None, steps=None, solver=None):
+    """As :func:`run_model`, returning ``(result dictionary, solved Pyomo model)``."""
     import numpy as np
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.models import MODELS
 
     from .errors import ConfigurationError
+    from .ocp.solve import solve
     from .solvers import get_solver
 
     if name not in MODELS:
@@ -70,7 +76,9 @@ def run_model(name, scheme=None, steps=None, solver=None):
     build_seconds = time.perf_counter() - t0
     opt = get_solver(solver, model=model)
     t0 = time.perf_counter()
-    results = opt.solve(model, load_solutions=True)
+    # a model may bring its own solve (e.g. a warm restart); both raise
+    # SolveFailedError with the solver's status and advice unless they succeed
+    results = getattr(module, "solve", solve)(model, opt)
     solve_seconds = time.perf_counter() - t0
     dyn = model.dyn
     table = dyn.diagnostics()
@@ -82,7 +90,7 @@ def run_model(name, scheme=None, steps=None, solver=None):
     objective = None
     for obj in model.component_data_objects(pyo.Objective, active=True):
         objective = pyo.value(obj)
-    return {
+    result = {
         "model": name,
         "scheme": dyn.scheme,
         "steps": dyn.config.steps,
@@ -94,21 +102,46 @@ def run_model(name, scheme=None, steps=None, solver=None):
         "iterations": getattr(results.solver, "iterations", None),
         "build_seconds": build_seconds,
         "solve_seconds": solve_seconds,
+        # the solver's own time (for casadi_*: IPOPT/Bonmin without .nl writing and import)
+        "solver_seconds": getattr(results.solver, "wallclock_time", None),
         "constraint_residual": float(table["constraint_residual"].max()),
         "energy_balance_error": (float((energy.max() - energy.min()) / scale_E)
                                  if getattr(module, "ENERGY_BALANCE", True) else None),
         "momentum_error": float(np.abs(L - L[0]).max()) if L is not None else None,
     }
+    # a model may add or override fields (e.g. ``hamiltonian_drift`` of DNCO models)
+    evaluate = getattr(module, "evaluate", None)
+    if evaluate is not None:
+        result.update(evaluate(model))
+    return result, model
 
 
 def _cmd_run(args):
-    result = run_model(args.model, args.scheme, args.steps, args.solver)
+    from .errors import SolveFailedError
+
+    try:
+        result, model = solve_model(args.model, args.scheme, args.steps, args.solver)
+    except SolveFailedError as err:
+        if args.json:
+            print(json.dumps({"model": args.model, "scheme": args.scheme, "steps": args.steps,
+                              "solver": args.solver, "status": err.status, "error": str(err)}))
+        print(f"pyomo-mbdyn: {args.model}: {err}", file=sys.stderr)
+        return 1
+    figures = []
+    if args.plot is not None:
+        from .plotting import model_figures
+
+        figures = [str(p) for p in model_figures(args.model, model, args.plot)]
     if args.json:
+        if args.plot is not None:
+            result["figures"] = figures
         print(json.dumps(result))
     else:
         width = max(len(k) for k in result)
         for key, value in result.items():
             print(f"{key:<{width}}  {value}")
+        for path in figures:
+            print(f"{'figure':<{width}}  {path}")
     return 0 if result["status"] in ("optimal", "locallyOptimal") else 1
 
 
@@ -128,6 +161,8 @@ def build_parser():
     run.add_argument("--steps", type=int, default=None, help="number of time steps N")
     run.add_argument("--solver", default=None, help="solver name (default: get_solver())")
     run.add_argument("--json", action="store_true", help="print one JSON object")
+    run.add_argument("--plot", metavar="DIR", default=None,
+                     help="write the model's figures (PNG) into DIR and print their paths")
     run.set_defaults(func=_cmd_run)
     return parser
 
