@@ -41,9 +41,18 @@ def build_system():
     return system
 
 
-def build(scheme="dmocc", steps=STEPS, increment_bound=1.0):
+#: up to this N the dmocc model is built in the paper's minimal form
+MINIMAL_UP_TO = 50
+
+
+def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, configurations=None):
     """The sphere OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem), with the
-    three-turn initial guess."""
+    three-turn initial guess.
+
+    ``configurations`` (dmocc only): ``"minimal"`` — the paper's form, 12 N
+    unknowns (increments and controls) and 6 N + 12 constraints, 360/192 at
+    N = 30 — or ``"lifted"`` (configurations as variables, sparse).  Default:
+    minimal up to N = 50, lifted beyond."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.ocp import OptimalControlProblem
@@ -51,7 +60,10 @@ def build(scheme="dmocc", steps=STEPS, increment_bound=1.0):
 
     system = build_system()
     m = pyo.ConcreteModel("sphere")
-    m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON)
+    options = {}
+    if scheme == "dmocc":
+        options["configurations"] = configurations or ("minimal" if steps <= MINIMAL_UP_TO else "lifted")
+    m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON, **options)
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort()
     problem.fix_final_position("sphere", TARGET)
@@ -67,11 +79,12 @@ def build(scheme="dmocc", steps=STEPS, increment_bound=1.0):
     for k in range(1, steps + 1):
         q = np.asarray(system.reparametrise(increment, q), float)
         for idx, (body, c) in enumerate(coords):
-            m.dyn.body[body].q[k, c].value = q[idx]
+            if m.dyn.config.configurations == "lifted":
+                m.dyn.body[body].q[k, c].value = q[idx]
             if m.dyn.uses_velocities:
                 m.dyn.body[body].v[k, c].value = 0.0
-        if hasattr(m.dyn, "w"):
+        if hasattr(m.dyn, "w"):  # for small N the guess may exceed the increment bound
             for j, name in enumerate(names):
-                m.dyn.w[k - 1, name].value = increment[j]
+                m.dyn.w[k - 1, name].set_value(increment[j], skip_validation=True)
     m.problem = problem  # keep a handle (not a Pyomo component)
     return m

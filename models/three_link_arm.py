@@ -96,19 +96,23 @@ def joint_angles(q):
     return rel
 
 
-def build(scheme="rem", steps=STEPS, case="free"):
+def build(scheme="rem", steps=None, case="free"):
     """The arm OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem) with the
-    interpolated guess (see the module docstring)."""
+    interpolated guess (see the module docstring); N = 20 by default, and for
+    ``scheme="dnco"`` (or ``"direct-<gradient>"``) the joint-angle problem of
+    :mod:`pyomo_mbdyn.models.three_link_arm_dnco` with its N = 40."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.errors import ConfigurationError
     from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
     from pyomo_mbdyn.schemes import scheme_block
 
-    if scheme == "dnco":
+    if scheme.startswith(("dnco", "direct-")):
         from pyomo_mbdyn.models import three_link_arm_dnco
 
-        return three_link_arm_dnco.build(steps=steps)
+        kwds = {} if steps is None else {"steps": steps}
+        return three_link_arm_dnco.build(scheme, **kwds)
+    steps = STEPS if steps is None else steps
     if case not in CASES:
         raise ConfigurationError(f"three-link-arm: unknown case {case!r}; choose from {CASES}")
     if scheme not in ("bem", "rem", "gc", "dmocc", "dmocc_lm"):
@@ -129,3 +133,12 @@ def build(scheme="rem", steps=STEPS, case="free"):
     m.dyn.initialize_from(guess)
     m.problem = problem
     return m
+
+
+def evaluate(model):
+    """Extra ``run`` fields: those of the joint-angle DNCO model when it was built."""
+    if model.dyn.scheme.startswith(("dnco", "direct")):
+        from pyomo_mbdyn.models import three_link_arm_dnco
+
+        return three_link_arm_dnco.evaluate(model)
+    return {}

@@ -7,24 +7,17 @@ dual to its null space (B P ≠ I).
 """
 
 import numpy as np
-import pyomo.environ as pyo
 import pytest
 
 import pyomo_mbdyn  # noqa: F401
 from pyomo_mbdyn.errors import AssemblyError
 from pyomo_mbdyn.mechanics import CoordinateSystem
 from pyomo_mbdyn.models import crane
-from pyomo_mbdyn.ocp import multipliers
+from formulations import assert_multipliers_consistent, assert_same_optimum, cost, solve_with_duals
 
 
 def solve(scheme, steps=crane.STEPS):
-    m = crane.build(scheme, steps=steps)
-    m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
-    opt = pyo.SolverFactory("casadi_ipopt")
-    opt.options["tol"] = 1e-10
-    result = opt.solve(m)
-    assert result.solver.termination_condition == pyo.TerminationCondition.optimal, scheme
-    return m
+    return solve_with_duals(crane.build(scheme, steps=steps))
 
 
 @pytest.fixture(scope="module")
@@ -32,17 +25,8 @@ def solved():
     return {scheme: solve(scheme) for scheme in ("bem", "rem", "gc")}
 
 
-def cost(m):
-    return pyo.value(m.ocp.control_effort)
-
-
 def test_bem_equals_rem(solved):
-    bem, rem = solved["bem"], solved["rem"]
-    assert abs(cost(bem) - cost(rem)) < 1e-8 * cost(rem)
-    _, qb, vb, ub, _ = bem.dyn.trajectory_arrays()
-    _, qr, vr, ur, _ = rem.dyn.trajectory_arrays()
-    assert np.abs(qb - qr).max() < 1e-6 and np.abs(vb - vr).max() < 1e-6
-    assert np.abs(ub - ur).max() < 1e-6 * np.abs(ur).max()
+    assert_same_optimum(solved["bem"], solved["rem"])
 
 
 def test_solutions_are_physical_and_reach_the_target(solved):
@@ -55,19 +39,8 @@ def test_solutions_are_physical_and_reach_the_target(solved):
 
 
 def test_multipliers(solved):
-    """u = -B λᵖ (BEM), u = -B P λᵖ (REM); λ^BEM = P λ^REM, G λ^BEM = 0."""
-    bem, rem = solved["bem"].dyn, solved["rem"].dyn
-    for dyn in (bem, rem):
-        _, _, _, u, _ = dyn.trajectory_arrays()
-        assert np.abs(multipliers.controls_from_multipliers(dyn) - u).max() < 1e-8 * np.abs(u).max()
-    lam_bem, lam_rem = multipliers.momentum_multipliers(bem), multipliers.momentum_multipliers(rem)
-    scale = np.abs(lam_bem).max()
-    assert np.abs(multipliers.bem_from_rem(bem, lam_rem) - lam_bem).max() < 1e-8 * scale
-    assert np.abs(multipliers.rem_from_bem(bem, lam_bem) - lam_rem).max() < 1e-8 * scale
-    _, q, _, _, _ = bem.trajectory_arrays()
-    for i, lam in enumerate(lam_bem):
-        G = np.asarray(bem.system.constraint_jacobian(0.5 * (q[i] + q[i + 1])), float)
-        assert abs(G @ lam).max() < 1e-9 * scale * np.abs(G).max()
+    """u = -B λᵖ (BEM), u = -B P λᵖ (REM, B P ≠ I here); λ^BEM = P λ^REM, G λ^BEM = 0."""
+    assert_multipliers_consistent(solved["bem"].dyn, solved["rem"].dyn)
 
 
 def test_energy_balance(solved):

@@ -56,3 +56,35 @@ def test_rest_to_rest_and_momentum_consistency(solved):
     # the endpoint conditions hold
     np.testing.assert_allclose(q[-1, 0:3], sphere.TARGET, atol=1e-9)
     np.testing.assert_allclose(q[-1, 3:12], np.eye(3).ravel(), atol=1e-8)
+
+
+def test_minimal_form_has_the_papers_size(solved):
+    """DMOCC §7.1: 360 unknowns (increments and controls) and 192 constraints."""
+    from pyomo_mbdyn.cli import _count
+
+    m, _ = solved
+    assert m.dyn.config.configurations == "minimal"
+    assert (_count(m, pyo.Var), _count(m, pyo.Constraint)) == (360, 192)
+
+
+def test_lifted_form_reaches_the_same_optimum(solved):
+    m, _ = solved
+    lifted = sphere.build(configurations="lifted")
+    opt = pyo.SolverFactory("casadi_ipopt")
+    opt.options["tol"] = 1e-10
+    assert opt.solve(lifted).solver.termination_condition == pyo.TerminationCondition.optimal
+    J, J_lifted = pyo.value(m.ocp.control_effort), pyo.value(lifted.ocp.control_effort)
+    assert abs(J - J_lifted) < 1e-8 * J
+    _, q, _, u, _ = m.dyn.trajectory_arrays()
+    _, q_l, _, u_l, _ = lifted.dyn.trajectory_arrays()
+    assert np.abs(q - q_l).max() < 1e-6 and np.abs(u - u_l).max() < 1e-6 * np.abs(u).max()
+
+
+def test_lifted_is_the_default_for_large_n():
+    assert sphere.build(steps=sphere.MINIMAL_UP_TO + 1).dyn.config.configurations == "lifted"
+    with pytest.raises(ValueError, match="dmocc scheme only"):
+        from pyomo_mbdyn.schemes import scheme_block
+
+        m = pyo.ConcreteModel()
+        m.dyn = scheme_block("rem", system=sphere.build_system(), steps=3, horizon=1.0,
+                             configurations="minimal")

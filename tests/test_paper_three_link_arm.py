@@ -11,24 +11,18 @@ damped cases of Ch. 6.
 import os
 
 import numpy as np
-import pyomo.environ as pyo
 import pytest
 
 import pyomo_mbdyn  # noqa: F401
 from pyomo_mbdyn.models import three_link_arm as arm
 from pyomo_mbdyn.ocp import multipliers
+from formulations import assert_multipliers_consistent, assert_same_optimum, cost, solve_with_duals
 
 SLOW = os.environ.get("PYOMO_MBDYN_SLOW") == "1"
 
 
 def solve(scheme, case="free", steps=arm.STEPS):
-    m = arm.build(scheme, steps=steps, case=case)
-    m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
-    opt = pyo.SolverFactory("casadi_ipopt")
-    opt.options["tol"] = 1e-10
-    result = opt.solve(m)
-    assert result.solver.termination_condition == pyo.TerminationCondition.optimal, scheme
-    return m
+    return solve_with_duals(arm.build(scheme, steps=steps, case=case))
 
 
 @pytest.fixture(scope="module")
@@ -36,17 +30,8 @@ def free():
     return {scheme: solve(scheme) for scheme in ("bem", "rem", "gc")}
 
 
-def _cost(m):
-    return pyo.value(m.ocp.control_effort)
-
-
 def test_bem_and_rem_optima_coincide(free):
-    bem, rem = free["bem"], free["rem"]
-    assert abs(_cost(bem) - _cost(rem)) < 1e-8 * _cost(rem)
-    _, qb, vb, ub, _ = bem.dyn.trajectory_arrays()
-    _, qr, vr, ur, _ = rem.dyn.trajectory_arrays()
-    assert np.abs(qb - qr).max() < 1e-6
-    assert np.abs(ub - ur).max() < 1e-6 * np.abs(ur).max()
+    assert_same_optimum(free["bem"], free["rem"])
 
 
 def test_final_state_is_reached(free):
@@ -58,26 +43,15 @@ def test_final_state_is_reached(free):
         assert np.abs(m.dyn.diagnostics()["constraint_residual"]).max() < 1e-9, scheme
 
 
-def test_controls_from_multipliers(free):
-    """Thesis Eqs. 7.19/7.20 with the documented dual sign: u = -λᵖ (REM, GC), u = -B λᵖ (BEM)."""
-    for scheme, m in free.items():
-        _, _, _, u, _ = m.dyn.trajectory_arrays()
-        recovered = multipliers.controls_from_multipliers(m.dyn)
-        assert np.abs(recovered - u).max() < 1e-8 * np.abs(u).max(), scheme
+def test_multipliers_of_bem_and_rem(free):
+    """Thesis Eqs. 7.19–7.22 with the documented dual sign: u = -λᵖ (REM), u = -B λᵖ
+    (BEM), λ^REM = B(q♯) λ^BEM, λ^BEM = P λ^REM, G λ^BEM = 0."""
+    assert_multipliers_consistent(free["bem"].dyn, free["rem"].dyn)
 
 
-def test_multiplier_maps_between_bem_and_rem(free):
-    bem, rem = free["bem"].dyn, free["rem"].dyn
-    lam_bem = multipliers.momentum_multipliers(bem)
-    lam_rem = multipliers.momentum_multipliers(rem)
-    scale = np.abs(lam_rem).max()
-    assert np.abs(multipliers.rem_from_bem(bem, lam_bem) - lam_rem).max() < 1e-8 * scale
-    assert np.abs(multipliers.bem_from_rem(bem, lam_rem) - lam_bem).max() < 1e-8 * scale
-    # λ^{p,BEM} lies in the range of P(q_mid): G(q_mid) λ = 0
-    _, q, _, _, _ = bem.trajectory_arrays()
-    for i, lam in enumerate(lam_bem):
-        G = np.asarray(bem.system.constraint_jacobian(0.5 * (q[i] + q[i + 1])), float)
-        assert np.abs(G @ lam).max() < 1e-9 * scale
+def test_gc_controls_from_multipliers(free):
+    _, _, _, u, _ = free["gc"].dyn.trajectory_arrays()
+    assert np.abs(multipliers.controls_from_multipliers(free["gc"].dyn) - u).max() < 1e-8 * np.abs(u).max()
 
 
 def test_energy_balance_holds_for_em_schemes_and_fails_for_gc(free):
@@ -94,7 +68,7 @@ def test_energy_balance_holds_for_em_schemes_and_fails_for_gc(free):
 
 def test_gc_optimum_is_close_but_different(free):
     """GC is a different discretisation: its cost differs from REM's by ≈ 2e-5 (N = 20)."""
-    gap = abs(_cost(free["gc"]) - _cost(free["rem"])) / _cost(free["rem"])
+    gap = abs(cost(free["gc"]) - cost(free["rem"])) / cost(free["rem"])
     assert 1e-6 < gap < 1e-4
 
 
@@ -102,7 +76,7 @@ def test_bounded_case_keeps_u3_nonnegative_and_costs_more(free):
     m = solve("rem", "bounded")
     _, _, _, u, _ = m.dyn.trajectory_arrays()
     assert u[:, 2].min() > -1e-8
-    assert _cost(m) > _cost(free["rem"])
+    assert cost(m) > cost(free["rem"])
     table = m.dyn.diagnostics()
     assert (table["E"].max() - table["E"].min()) / table["T"].max() < 1e-10
 
@@ -125,6 +99,6 @@ def test_gc_cases_solve_and_violate_energy_balance(case):
 
 def test_cost_converges_with_n():
     """Thesis Figs. 6.4/6.5: the costs converge as N grows (REM, N = 10, 20, 40)."""
-    costs = [_cost(solve("rem", steps=N)) for N in (10, 20, 40)]
+    costs = [cost(solve("rem", steps=N)) for N in (10, 20, 40)]
     d1, d2 = costs[0] - costs[1], costs[1] - costs[2]
     assert abs(d2) < abs(d1) / 2.5  # second order: ratio ≈ 4

@@ -1,6 +1,8 @@
 """Optimal-control problems on scheme blocks."""
 
+from .costates import costate_table, costates_from_duals
 from .guess import interpolated_trajectory
 from .problem import OptimalControlProblem
+from .solve import solve
 
-__all__ = ["OptimalControlProblem", "interpolated_trajectory"]
+__all__ = ["OptimalControlProblem", "interpolated_trajectory", "solve", "costate_table", "costates_from_duals"]

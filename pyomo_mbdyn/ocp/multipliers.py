@@ -72,8 +72,8 @@ def momentum_multipliers(dyn):
 
 
 def _interval_q(dyn, i):
-    q = np.array([[pyo.value(x) for x in dyn.q_array(k)] for k in (i, i + 1)], dtype=float)
-    return 0.5 * (q[0] + q[1])
+    q = dyn.configuration_values()
+    return 0.5 * (q[i] + q[i + 1])
 
 
 def _dual_to_null_space(dyn):
@@ -108,17 +108,19 @@ def bem_from_rem(dyn, lam_rem):
 def _input_map(dyn, i):
     """The matrix E with ``u_full = -E λ^p / (2w)``: B (bem), B P (rem), B P̃ (gc)."""
     system = dyn.system
+    if dyn.scheme == "gc":  # at the chart's midpoint q(θ_{k+½}), P̃(θ_{k+½}) = ∂q/∂θ
+        from ..simulate.discrete import _chart_basis, chart
+
+        theta = np.array([[pyo.value(dyn.theta[k, j]) for j in dyn.velocities] for k in (i, i + 1)])
+        theta_mid = 0.5 * (theta[0] + theta[1])
+        q_mid = np.asarray(chart(system, theta_mid, dyn.config.rotation), float)
+        B = np.asarray(system.control_matrix(q_mid), float)
+        return B @ np.asarray(_chart_basis(system, theta_mid, dyn.config.rotation), float)
     q_mid = _interval_q(dyn, i)
     B = np.asarray(system.control_matrix(q_mid, getattr(dyn.config, "contravariant", True)), float)
     if dyn.scheme == "bem":
         return B
-    if dyn.scheme == "rem":
-        return B @ np.asarray(system.null_space(q_mid), float)
-    from ..simulate.discrete import _chart_basis  # gc: P̃(θ_{k+½}) = ∂q/∂θ
-
-    theta = np.array([[pyo.value(dyn.theta[k, j]) for j in dyn.velocities] for k in (i, i + 1)])
-    Pt = np.asarray(_chart_basis(system, 0.5 * (theta[0] + theta[1]), dyn.config.rotation), float)
-    return B @ Pt
+    return B @ np.asarray(system.null_space(q_mid), float)  # rem
 
 
 def controls_from_multipliers(dyn, weights=None):
@@ -126,7 +128,7 @@ def controls_from_multipliers(dyn, weights=None):
 
     Stationarity of 𝓛 in u with ``J = h Σ w_a u_a²``: ``u_a = -(E λ^p)_a / (2 w_a)``
     with E = B(q♯) (bem, thesis Eq. 7.20), E = B P(q_{k+½}) (rem; = I for
-    multibody systems, Eq. 7.19) or E = B P̃(θ_{k+½}) (gc).  Default
+    multibody systems, Eq. 7.19) or E = B P̃ at the chart midpoint q(θ_{k+½}) (gc).  Default
     weights ½, i.e. J = h Σ ½|u|².
     """
     lam = momentum_multipliers(dyn)

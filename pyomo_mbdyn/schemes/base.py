@@ -71,6 +71,11 @@ def scheme_config():
                     "{actuated coordinate: value or N values}.  Default: free variables."))
     config.declare("contravariant", ConfigValue(
         default=True, domain=Bool, description="Use B(q♯) (True) or the plain-midpoint B (False)."))
+    config.declare("configurations", ConfigValue(
+        default="lifted", domain=In(["lifted", "minimal"]),
+        description="Node configurations as variables with reparametrisation equations "
+                    "('lifted': sparse, linear in N), or as nested expressions "
+                    "q_{k+1} = F(w_k, q_k) ('minimal': the DMOCC paper's form; dmocc only)."))
     config.declare("rotation", ConfigValue(
         default="exp", domain=In(["exp", "cayley"]), description="Rotation map of the reparametrisation."))
     return config
@@ -148,6 +153,9 @@ class SchemeBlockData(BlockData):
         config = self.config
         system = self.system = config.system
         system.validate()
+        if config.configurations == "minimal" and self.scheme != "dmocc":
+            raise ConfigurationError(f"{self.scheme} block: configurations='minimal' is offered "
+                                     "by the dmocc scheme only")
         N = config.steps
         self.h = config.horizon / N
         # 1. time grid
@@ -272,13 +280,16 @@ class SchemeBlockData(BlockData):
         v0 = np.zeros(system.n) if config.initial_velocity is None else config.initial_velocity
         check_initial_state(system, q0, v0)
         self.q_initial, self.v_initial = np.asarray(q0, float), np.asarray(v0, float)
+        lifted = self.config.configurations == "lifted"
         for k in self.nodes:
             for idx, (name, c) in enumerate(self._coordinate_index()):
-                self.body[name].q[k, c].value = q0[idx]
+                if lifted:
+                    self.body[name].q[k, c].value = q0[idx]
                 if self.uses_velocities:
                     self.body[name].v[k, c].value = v0[idx]
         for idx, (name, c) in enumerate(self._coordinate_index()):
-            self.body[name].q[0, c].fix(q0[idx])
+            if lifted:
+                self.body[name].q[0, c].fix(q0[idx])
             if self.uses_velocities:
                 self.body[name].v[0, c].fix(v0[idx])
 
@@ -309,10 +320,14 @@ class SchemeBlockData(BlockData):
                 self.u[i, name].fix(U[i, a])
 
     # -- results ------------------------------------------------------------
+    def configuration_values(self):
+        """Node configurations (N+1, n) as floats from the current variable values."""
+        return np.array([[pyo.value(x) for x in self.q_array(k)] for k in self.nodes], dtype=float)
+
     def trajectory_arrays(self):
         """(t, q, v, u, nu) as numpy arrays from the current variable values."""
         N = self.config.steps
-        q = np.array([[pyo.value(x) for x in self.q_array(k)] for k in self.nodes])
+        q = self.configuration_values()
         u = np.array([[pyo.value(x) for x in self.u_array(i)] for i in self.intervals]).reshape(N, -1)
         if self.uses_velocities:
             v = np.array([[pyo.value(x) for x in self.v_array(k)] for k in self.nodes])
@@ -334,9 +349,10 @@ class SchemeBlockData(BlockData):
 
     def initialize_from(self, trajectory):
         """Set variable values from a simulated trajectory of the same grid."""
+        lifted = self.config.configurations == "lifted"
         for k in self.nodes:
             for idx, (name, c) in enumerate(self._coordinate_index()):
-                if not self.body[name].q[k, c].fixed:
+                if lifted and not self.body[name].q[k, c].fixed:
                     self.body[name].q[k, c].value = trajectory.q[k, idx]
                 if self.uses_velocities and not self.body[name].v[k, c].fixed:
                     self.body[name].v[k, c].value = trajectory.v[k, idx]

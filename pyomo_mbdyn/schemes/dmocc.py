@@ -8,8 +8,14 @@ equations are :func:`~pyomo_mbdyn.simulate.discrete.dmocc_lm_residuals` and
 :func:`~pyomo_mbdyn.simulate.discrete.dmocc_residuals`.
 
 ``dmocc_lm`` (3.6): node configurations and node multipliers λ_k, k < N;
-``dmocc`` (3.12): the discrete null space method, ``q_{k+1} = F(w_k, q_k)``
-(configurations kept as variables: sparse, linear in N).
+``dmocc`` (3.12): the discrete null space method, ``q_{k+1} = F(w_k, q_k)``,
+in two forms (option ``configurations``): ``"lifted"`` (default) keeps the
+node configurations as variables with the reparametrisation as equations
+(sparse Jacobians, model size linear in N); ``"minimal"`` is the paper's
+form: only the increments w and the controls are unknowns, and ``q_k`` are
+nested named expressions (for the sphere, N = 30: 360 unknowns and 192
+constraints, DMOCC §7.1).  The nesting makes every later equation depend on
+all earlier increments (dense Jacobians); prefer the lifted form for large N.
 
 Controls are piecewise constant, ``u[i, a]`` on ``[t_i, t_{i+1}]``, lumped to
 the nodes with weight h/2 (3.10–3.11), in the library's sign convention
@@ -84,9 +90,42 @@ class DMOCCBlockData(_VariationalBlockData):
             raise ConfigurationError(f"dmocc block: {self.system} has closed loops; use dmocc_lm")
         self.w = pyo.Var(self.intervals, self.velocities, initialize=0.0)
 
+    def _minimal_configurations(self):
+        """Replace the node configuration variables by q_k = F(w_{k-1}, q_{k-1})."""
+        system, config = self.system, self.config
+        q = system.q0 if config.initial_configuration is None else config.initial_configuration
+        q = np.asarray(q, float)
+        nodes = {0: q}
+        for k in self.intervals:
+            w = [self.w[k, j] for j in self.velocities]
+            nodes[k + 1] = system.reparametrise(w, nodes[k], config.rotation)
+        index = self._coordinate_index()
+        for name in system.bodies:
+            blk = self.body[name]
+            blk.del_component(blk.q)
+            blk.q = pyo.Expression(self.nodes, blk.coordinates)
+        for k, q_k in nodes.items():
+            for idx, (name, c) in enumerate(index):
+                self.body[name].q[k, c] = q_k[idx]
+
+    def configuration_values(self):
+        """As the base method; in the minimal form by the numeric recursion
+        q_{k+1} = F(w_k, q_k) (evaluating the nested expressions node by node
+        would revisit every earlier node for each entry)."""
+        if self.config.configurations == "lifted":
+            return super().configuration_values()
+        q = [np.array([pyo.value(x) for x in self.q_array(0)], dtype=float)]
+        for k in self.intervals:
+            w = np.array([pyo.value(self.w[k, j]) for j in self.velocities], dtype=float)
+            q.append(np.asarray(self.system.reparametrise(w, q[-1], self.config.rotation), float))
+        return np.array(q)
+
     def _add_discrete_equations(self):
         system, h = self.system, self.h
         v0 = self._initial_velocity()
+        minimal = self.config.configurations == "minimal"
+        if minimal:
+            self._minimal_configurations()
         residuals = {}
         for k in self.intervals:
             u_prev, u = self._node_controls(k)
@@ -94,5 +133,6 @@ class DMOCCBlockData(_VariationalBlockData):
             w = [self.w[k, j] for j in self.velocities]
             residuals[k] = dmocc_residuals(system, h, q_prev, self.q_array(k), w, self.q_array(k + 1),
                                            u_prev, u, v0=v0, rotation=self.config.rotation)
-        self._add_coordinate_equations("reparametrisation", residuals)
+        if not minimal:
+            self._add_coordinate_equations("reparametrisation", residuals)
         self._add_velocity_equations("momentum_matching", residuals)

@@ -1,0 +1,36 @@
+"""`pyomo-mbdyn run MODEL --json` prints one object with the contract fields (ARCHITECTURE.md)."""
+
+import json
+import os
+
+import pytest
+
+import pyomo_mbdyn  # noqa: F401
+from pyomo_mbdyn.cli import main
+from pyomo_mbdyn.models import MODELS
+
+CONTRACT = ("model", "scheme", "steps", "solver", "status", "objective", "n_variables",
+            "n_constraints", "iterations", "build_seconds", "solve_seconds", "constraint_residual")
+#: coarse grids keep the default run short; slow models run in full with PYOMO_MBDYN_SLOW=1
+QUICK = {"three-link-arm": 10, "crane": 20, "pitcher": 8, "sphere": None, "satellite-spin": None,
+         "heavy-top": None, "pendulum": None, "particle": None}
+SLOW = os.environ.get("PYOMO_MBDYN_SLOW") == "1"
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_run_json_carries_the_contract_fields(name, capsys):
+    if name not in QUICK and not SLOW:
+        pytest.skip(f"{name} takes minutes to solve: set PYOMO_MBDYN_SLOW=1")
+    if name == "satellite-underactuated":
+        pytest.xfail("IPOPT does not converge for this model yet (see its module docstring)")
+    argv = ["run", name, "--json"]
+    if not SLOW and QUICK.get(name):
+        argv += ["--steps", str(QUICK[name])]
+    code = main(argv)
+    result = json.loads(capsys.readouterr().out)
+    assert code == 0, result
+    missing = [key for key in CONTRACT if key not in result]
+    assert not missing, missing
+    assert result["model"] == name and result["status"] in ("optimal", "locallyOptimal")
+    assert result["n_variables"] > 0 and result["n_constraints"] > 0
+    assert result["constraint_residual"] < 1e-6
