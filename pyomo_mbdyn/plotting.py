@@ -371,7 +371,8 @@ def plot_conservation(table, fig=None):
     if len(table) == 0:
         raise ConfigurationError("conservation table is empty")
     t = table["t"].to_numpy(float) if "t" in table.columns else table.index.to_numpy(float)
-    momenta = [c for c in _MOMENTA if c in table.columns]
+    # momentum maps that are not defined for the system (NaN columns) are left out
+    momenta = [c for c in _MOMENTA if c in table.columns and table[c].notna().any()]
     residual = table["constraint_residual"].to_numpy(float) if "constraint_residual" in table.columns else None
     show_residual = residual is not None and np.any(residual > 0)
     n = 2 + bool(momenta) + show_residual

@@ -375,4 +375,5 @@ class SchemeBlockData(BlockData):
         if getattr(trajectory, "w", None) is not None and hasattr(self, "w"):
             for i in self.intervals:
                 for j, name in enumerate(self.velocities):
-                    self.w[i, name].value = trajectory.w[i, j]
+                    # a guess may step beyond increment bounds; the solver moves it inside
+                    self.w[i, name].set_value(trajectory.w[i, j], skip_validation=True)
