@@ -80,11 +80,17 @@ class OptimalControlProblem:
         for k in range(3):
             self.block.final_position.add(position[k] == float(target[k]))
 
-    def fix_final_orientation(self, body, R_target=np.eye(3)):
+    def fix_final_orientation(self, body, R_target=np.eye(3), exclude_half_turns=False):
         """skew(R_targetᵀ R_N) = 0 with R_N = [d_1 d_2 d_3] at t_N (three regular rows).
 
-        Among the orientations this admits (R = R_target, and the rotations by
-        π about any axis) the initial guess selects R_target.
+        The skew part also vanishes when R_N differs from R_target by a half
+        turn (π about any axis), and there its Jacobian has rank 2.  When the
+        target itself is a half turn from the start (the satellite: π about
+        (1, 2, 3)/√14), the initial orientation is such a point.  With
+        ``exclude_half_turns`` the inequality ``tr(R_targetᵀ R_N) ≥ 1``
+        (relative rotation below π/2) removes those points; it is inactive at
+        R_N = R_target (trace 3), so the optimum is unchanged.  Off by default:
+        it adds a row to the paper's problem sizes.
         """
         q = self._final_q(body)
         d = [q[3:6], q[6:9], q[9:12]]
@@ -92,6 +98,8 @@ class OptimalControlProblem:
         E = matmul(np.asarray(R_target, float).T, R)
         for i, j in ((2, 1), (0, 2), (1, 0)):
             self.block.final_orientation.add(E[i, j] - E[j, i] == 0)
+        if exclude_half_turns:
+            self.block.final_orientation.add(E[0, 0] + E[1, 1] + E[2, 2] >= 1.0)
 
     #: generalised velocities whose increments add up exactly under the relative
     #: reparametrisation (one fixed axis in the parent): Σ_k w_k = θ_N - θ_0

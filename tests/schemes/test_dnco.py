@@ -31,20 +31,26 @@ CASES = [("pendulum", "greenspan"), ("pendulum", "gonzalez"), ("particle", "gree
 ALL_CASES = CASES + [("pendulum", "midpoint"), ("particle", "midpoint"), ("arm", "midpoint")]
 
 
+def _floats(lo, hi):
+    """Physical magnitudes: values below 1e-8 become 0 (products of ~1e-156 numbers are
+    subnormal, where relative round-off bounds no longer hold)."""
+    return st.floats(lo, hi).map(lambda x: 0.0 if abs(x) < 1e-8 else x)
+
+
 def _state(system_name, data, scale=1.0):
     """A random state: angles/positions in a box (particle away from the origin), momenta."""
     n = SYSTEMS[system_name].n
-    q = np.array(data.draw(st.lists(st.floats(-2, 2), min_size=n, max_size=n)))
+    q = np.array(data.draw(st.lists(_floats(-2, 2), min_size=n, max_size=n)))
     if system_name == "particle":
         q = q + np.array([3.0, 0.0, 0.0])  # |q| ≥ 1
     pmax = 200.0 if system_name == "arm" else 3.0
-    p = np.array(data.draw(st.lists(st.floats(-pmax, pmax), min_size=n, max_size=n)))
+    p = np.array(data.draw(st.lists(_floats(-pmax, pmax), min_size=n, max_size=n)))
     return np.concatenate([q, p]) * scale
 
 
 def _step(system_name, data, size):
     n = SYSTEMS[system_name].n
-    d = np.array(data.draw(st.lists(st.floats(-1, 1), min_size=2 * n, max_size=2 * n)))
+    d = np.array(data.draw(st.lists(_floats(-1, 1), min_size=2 * n, max_size=2 * n)))
     if system_name == "arm":
         d[n:] *= 100.0
     return size * d
@@ -96,7 +102,7 @@ def test_midpoint_gradient_is_not_energy_consistent():
     assert abs(g @ (y - x) - (system.hamiltonian(y) - system.hamiltonian(x))) > 0.1
 
 
-@given(q=st.lists(st.floats(-3, 3), min_size=3, max_size=3), p=st.lists(st.floats(-3, 3), min_size=3,
+@given(q=st.lists(_floats(-3, 3), min_size=3, max_size=3), p=st.lists(_floats(-3, 3), min_size=3,
                                                                                 max_size=3))
 def test_one_dof_greenspan_is_the_thesis_formula(q, p):
     """For n = 1: ∇̄V = (V(q₁) - V(q₀))/(q₁ - q₀) (8.16) and the costate rows are 8.20 with 8.21."""
