@@ -24,7 +24,7 @@ have no meaning here; the diagnostics report them as NaN.
 import numpy as np
 
 from ..errors import AssemblyError, ConfigurationError
-from .linalg import as_array
+from .linalg import as_array, dependent_rows
 
 __all__ = ["CoordinateSystem", "CoordinateGroup", "ConstraintGroup"]
 
@@ -225,17 +225,10 @@ class CoordinateSystem:
         raise ConfigurationError(f"{self}: inputs are declared with inputs= at construction")
 
     def redundant_constraints(self, q=None, tol=1e-9):
+        """Labels of constraints whose gradients depend on earlier ones at q."""
         q = self.q0 if q is None else q
-        G = np.asarray(self.constraint_jacobian(q), float)
-        labels, kept = self.constraint_labels(), []
-        out = []
-        for i in range(G.shape[0]):
-            trial = kept + [i]
-            if np.linalg.matrix_rank(G[trial], tol) < len(trial):
-                out.append(labels[i])
-            else:
-                kept = trial
-        return out
+        labels = self.constraint_labels()
+        return [labels[i] for i in dependent_rows(self.constraint_jacobian(q), tol)]
 
     # -- checks ---------------------------------------------------------------
     def validate(self, tol=1e-8):

@@ -27,6 +27,7 @@ __all__ = [
     "dot",
     "outer",
     "sin_cos",
+    "dependent_rows",
     "rotation_exp",
     "rotation_cayley",
     "ROTATION_MAPS",
@@ -244,3 +245,16 @@ def elementwise(name, x):
     import pyomo.environ as pyo
 
     return getattr(pyo, name)(x)
+
+
+def dependent_rows(G, tol=1e-9):
+    """Indices of the rows of the float matrix ``G`` that depend on earlier rows
+    (rank test relative to ``max |G|``): the redundant constraints of a Jacobian."""
+    G = np.asarray(G, dtype=float)
+    kept, dependent = [], []
+    for i in range(G.shape[0]):
+        if np.linalg.matrix_rank(G[kept + [i]], tol=tol * max(1.0, np.abs(G).max())) > len(kept):
+            kept.append(i)
+        else:
+            dependent.append(i)
+    return dependent

@@ -34,7 +34,7 @@ import numpy as np
 from ..errors import AssemblyError, ConfigurationError
 from .bodies import Body
 from .joints import GROUND, Joint
-from .linalg import as_array, matmul, shared_array
+from .linalg import as_array, dependent_rows, matmul, shared_array
 
 __all__ = ["MultibodySystem"]
 
@@ -493,16 +493,8 @@ class MultibodySystem:
     def redundant_constraints(self, q=None, tol=1e-9):
         """Labels of constraints whose gradients depend on earlier ones at q."""
         q = self.q0 if q is None else q
-        G = self.constraint_jacobian(q).astype(float)
         labels = self.constraint_labels()
-        kept, redundant = [], []
-        for i in range(G.shape[0]):
-            trial = G[kept + [i]]
-            if np.linalg.matrix_rank(trial, tol=tol * max(1.0, np.abs(G).max())) > len(kept):
-                kept.append(i)
-            else:
-                redundant.append(labels[i])
-        return redundant
+        return [labels[i] for i in dependent_rows(self.constraint_jacobian(q), tol)]
 
     def validate(self, tol=1e-8):
         """Check the assembly at the reference configuration; return a report.

@@ -71,9 +71,10 @@ def momentum_multipliers(dyn):
     raise ConfigurationError(f"momentum multipliers are defined for bem, rem and gc, not {dyn.scheme!r}")
 
 
-def _interval_q(dyn, i):
+def _midpoints(dyn):
+    """q_{k+½} of every interval (N, n), from one evaluation of the node values."""
     q = dyn.configuration_values()
-    return 0.5 * (q[i] + q[i + 1])
+    return 0.5 * (q[:-1] + q[1:])
 
 
 def _dual_to_null_space(dyn):
@@ -89,8 +90,7 @@ def rem_from_bem(dyn, lam_bem):
     least-squares left inverse of P; both agree since λ^{p,BEM} ∈ range P.
     """
     out = []
-    for i, lam in enumerate(np.asarray(lam_bem, float)):
-        q_mid = _interval_q(dyn, i)
+    for q_mid, lam in zip(_midpoints(dyn), np.asarray(lam_bem, float)):
         if _dual_to_null_space(dyn):
             out.append(np.asarray(dyn.system.control_matrix(q_mid, dyn.config.contravariant), float) @ lam)
         else:
@@ -101,11 +101,11 @@ def rem_from_bem(dyn, lam_bem):
 
 def bem_from_rem(dyn, lam_rem):
     """``λ^{p,BEM}_{k,k+1} = P(q_{k+½}) λ^{p,REM}_{k,k+1}`` on ``dyn``'s trajectory."""
-    return np.array([np.asarray(dyn.system.null_space(_interval_q(dyn, i)), float) @ lam
-                     for i, lam in enumerate(np.asarray(lam_rem, float))])
+    return np.array([np.asarray(dyn.system.null_space(q_mid), float) @ lam
+                     for q_mid, lam in zip(_midpoints(dyn), np.asarray(lam_rem, float))])
 
 
-def _input_map(dyn, i):
+def _input_map(dyn, i, q_mid):
     """The matrix E with ``u_full = -E λ^p / (2w)``: B (bem), B P (rem), B P̃ (gc)."""
     system = dyn.system
     if dyn.scheme == "gc":  # at the chart's midpoint q(θ_{k+½}), P̃(θ_{k+½}) = ∂q/∂θ
@@ -116,7 +116,6 @@ def _input_map(dyn, i):
         q_mid = np.asarray(chart(system, theta_mid, dyn.config.rotation), float)
         B = np.asarray(system.control_matrix(q_mid), float)
         return B @ np.asarray(_chart_basis(system, theta_mid, dyn.config.rotation), float)
-    q_mid = _interval_q(dyn, i)
     B = np.asarray(system.control_matrix(q_mid, getattr(dyn.config, "contravariant", True)), float)
     if dyn.scheme == "bem":
         return B
@@ -134,7 +133,8 @@ def controls_from_multipliers(dyn, weights=None):
     lam = momentum_multipliers(dyn)
     idx = list(dyn.system.actuated_indices)
     w = np.array([0.5 if weights is None else float(weights[a]) for a in dyn.actuated])
-    return np.array([-(_input_map(dyn, i) @ lam_i)[idx] / (2.0 * w) for i, lam_i in enumerate(lam)])
+    mids = _midpoints(dyn)
+    return np.array([-(_input_map(dyn, i, mids[i]) @ lam_i)[idx] / (2.0 * w) for i, lam_i in enumerate(lam)])
 
 
 def constraint_multipliers(dyn):

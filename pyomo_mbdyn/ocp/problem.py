@@ -135,7 +135,7 @@ class OptimalControlProblem:
             return
         if hasattr(dyn, "w"):
             kinds = {}
-            for jname, joint in system.joints.items():
+            for joint in system.joints.values():
                 for d in joint.dofs:
                     kinds[d] = joint.kind
             additive = getattr(system, "additive_increments", False)
