@@ -6,18 +6,19 @@ about d₁ and d₂: the main body is turned about three axes by two rotors
 (nonholonomic, geometric phase).  The paper reports J = 2.9168·10⁶.  An
 aliased optimum at 2.9128·10⁶ exists in which one rotor turns by ≈ 2.8 rad
 in a single step (the discrete map cannot see such a step; spec §0.7); the
-per-step increment bound |w| ≤ 1 rad excludes it.
+per-step increment bound |Δα| ≤ 1 rad excludes it.
 
-**Status: not reproduced.**  From the simulated zero-momentum guess of the
-satellite model, IPOPT (casadi_ipopt, tol 1e-8) stops at its iteration limit
-far from feasibility: 1000 iterations, J = 4.02·10⁷, max |L| = 1988 (the
-iterate is not a trajectory); with ``mu_strategy=adaptive`` the dual
-infeasibility stays near 10¹⁷ with regularisation 10⁹–10¹⁰ (a near-singular
-KKT matrix).  Warm-started from the three-rotor optimum (J = 2.82425·10⁶,
-rotor 3 dropped), 1500 iterations end at J = 3.42·10⁷, not converged.  The
-independent reproduction (spec dmocc.md §4) used the absolute
-reparametrisation and a warm restart; the library's relative joint rates
-are the likely difference to investigate.
+Reproduced (casadi_ipopt, tol 1e-10, DMOCC with the absolute
+reparametrisation, simulated zero-momentum guess): J = 2 916 763.59, i.e.
+2.9168·10⁶ to the printed digits, largest rotor step 0.63 rad (the bound is
+inactive), |L| ≤ 8·10⁻¹² on every node, in 44 IPOPT iterations.  Two
+things were needed (see the satellite module): the absolute chart — the
+lifted relative form runs into its iteration limit far from feasibility —
+and the exclusion of the half turns from the target (without it IPOPT ends
+with the main body a half turn away from the target, where the skew
+residual vanishes as well, far below the paper's cost: J = 1.25·10⁶ at the
+default tol 1e-8, 6.4·10⁵ at tol 1e-10).  500 unknowns, 405 equations and 251
+inequalities (250 increment bounds, the trace row).
 """
 
 from pyomo_mbdyn.models import satellite
@@ -31,8 +32,9 @@ CONSERVED_MOMENTA = satellite.CONSERVED_MOMENTA
 ENERGY_BALANCE = satellite.ENERGY_BALANCE
 
 
-def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, guess="simulate"):
-    """The underactuated reorientation OCP (see :func:`pyomo_mbdyn.models.satellite.build`)."""
-    m = satellite.build(scheme, steps, rotors=ROTORS, increment_bound=increment_bound, guess=guess)
+def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, guess="simulate", **options):
+    """The underactuated reorientation OCP; ``options`` (``configurations``,
+    ``exclude_half_turns``) as in :func:`pyomo_mbdyn.models.satellite.build`."""
+    m = satellite.build(scheme, steps, rotors=ROTORS, increment_bound=increment_bound, guess=guess, **options)
     m.name = "satellite-underactuated"
     return m

@@ -1302,8 +1302,14 @@ principal axes.  It must turn, from rest to rest, by π about
 J = h Σ ‖τₙ‖² (DMOCC).  The rotor torques are internal: the total angular
 momentum stays zero all the way — the reorientation is a *geometric phase*,
 the way a cat turns in free fall.  Only the main body's final orientation is
-imposed (through the skew part of R_targetᵀR_N), together with the rotors'
-final rest."""
+imposed (through the skew part of R_targetᵀR_N, with tr(R_targetᵀR_N) ≥ 1
+excluding the half turns from the target, where the skew part vanishes as
+well), together with the rotors' final rest.
+
+As in the paper, the configurations are parametrised *absolutely*,
+q_n = F(θ_n, q_ref) (`configurations="absolute"`): per node the main body's
+position and rotation vector and the rotor angles; the rotor steps are
+bounded by 1 rad against aliased optima."""
 
 SATELLITE_GUESS = [
     new_markdown_cell("""\
@@ -1314,8 +1320,9 @@ print(system.validate())
 print("bodies:", list(system.bodies), " actuated:", list(system.actuated))
 variables = [x for x in m.component_data_objects(pyo.Var) if not x.fixed]
 constraints = list(m.component_data_objects(pyo.Constraint, active=True))
-print(f"scheme {m.dyn.scheme}, N = {m.dyn.config.steps}: {len(variables)} free variables, "
-      f"{len(constraints)} constraints ({sum(c.equality for c in constraints)} equalities)")"""),
+print(f"scheme {m.dyn.scheme} ({m.dyn.config.configurations}), N = {m.dyn.config.steps}: "
+      f"{len(variables)} free variables, {len(constraints)} constraints "
+      f"({sum(c.equality for c in constraints)} equalities)")"""),
     new_markdown_cell("""\
 ## The initial guess: a zero-momentum manoeuvre
 
@@ -1332,7 +1339,9 @@ L = table[["Lx", "Ly", "Lz"]].to_numpy()
 print(f"max |L| along the guess: {np.abs(L).max():.1e}   (max T = {table['T'].max():.1f})")
 assert np.abs(L).max() < 1e-8 * max(1.0, table["T"].max())
 
-main = [system.body_coordinates(qk, "main")[3:12].reshape(3, 3) for qk in q]   # rows d1, d2, d3
+
+def main_rotation(qk):
+    return system.body_coordinates(qk, "main")[3:12].reshape(3, 3).T   # columns d1, d2, d3
 
 
 def angle(R):
@@ -1340,19 +1349,45 @@ def angle(R):
 
 
 target = {module}.target_rotation()
-print(f"main body turned by {angle(main[-1]):.3f} rad; target: {angle(target):.3f} rad; "
-      f"still {angle(main[-1] @ target):.3f} rad away from it")
-print(f"J of the guess: {pyo.value(m.ocp.control_effort):.4e}")
-ax = plotting.plot_snapshots(system, q, t=t, count=5, offset="auto")
+print(f"main body turned by {angle(main_rotation(q[-1])):.3f} rad; target: {angle(target):.3f} rad; "
+      f"still {angle(target.T @ main_rotation(q[-1])):.3f} rad away from it")
+print(f"J of the guess: {pyo.value(m.ocp.control_effort):.4e}")"""),
+    new_markdown_cell("""\
+## Solving
+
+IPOPT (`casadi_ipopt`, exact Hessian) from the guess; the tolerance 1e-9 is
+what round-off allows for an objective of 10⁶."""),
+    new_code_cell("""\
+opt = pyo.SolverFactory("casadi_ipopt")
+opt.options["tol"] = 1e-9
+result = opt.solve(m)
+print(result.solver.termination_condition, "—", result.solver.message)
+J = pyo.value(m.ocp.control_effort)
+print(f"J = {J:.6e}   (paper {PAPER:.4e}; relative difference {J / PAPER - 1:+.1e})")
+assert abs(J / PAPER - 1) < 1e-4
+
+t, q, v, u, nu = m.dyn.trajectory_arrays()
+table = m.dyn.diagnostics()
+L = table[["Lx", "Ly", "Lz"]].to_numpy()
+steps = np.array([[abs(pyo.value(m.dyn.w[i, j])) for j in m.dyn.velocities if j.endswith("angle")]
+                  for i in m.dyn.intervals])
+print(f"final orientation error: {np.abs(main_rotation(q[-1]) - target).max():.1e}")
+print(f"max |L| on the optimum: {np.abs(L).max():.1e}   largest rotor step: {steps.max():.3f} rad")"""),
+    new_code_cell("""\
+ax = plotting.plot_snapshots(system, q, t=t, count=6, offset="auto")
+ax.set_title("optimal reorientation, t = 0 … 5")
 ax.figure"""),
     new_code_cell("""\
 fig = Figure(figsize=(14, 4))
 axes = fig.subplots(1, 2)
 plotting.plot_controls(t, u, list(system.actuated), ax=axes[0])
-axes[0].set_title("rotor torques of the guess")
-axes[1].plot(t, L, label=["Lx", "Ly", "Lz"])
-axes[1].set_title("angular momentum of the guess (zero)"); axes[1].set_xlabel("t")
-axes[1].legend(); axes[1].grid(alpha=0.3)
+axes[0].set_title("optimal rotor torques")
+axes[1].plot(t, table["T"], "k-", label="kinetic energy T")
+ax2 = axes[1].twinx()
+ax2.plot(t, L, "--", label=["Lx", "Ly", "Lz"])
+ax2.set_ylabel("angular momentum (zero)")
+axes[1].set_xlabel("t"); axes[1].legend(loc="upper left"); ax2.legend(loc="upper right")
+axes[1].grid(alpha=0.3)
 fig.tight_layout()
 fig"""),
 ]
@@ -1363,22 +1398,14 @@ SATELLITE = [
 
 """ + SATELLITE_INTRO.format(rotors="three rotors (discs)") + """
 
-The paper reports **J = 2.8242·10⁶**.  The model reaches it, but IPOPT needs
-several minutes for the 50-step problem, so **this notebook does not solve
-it**; it shows the system, the size of the problem and the initial guess.
-To solve:
+The paper reports **J = 2.8242·10⁶**; IPOPT reaches it in a few iterations.
+From the command line:
 
-    pyomo-mbdyn run satellite                 # --json for the numbers, --plot DIR for the figures
-
-(or `PYOMO_MBDYN_SLOW=1 pytest tests/test_paper_satellite.py`)."""),
+    pyomo-mbdyn run satellite                 # --json for the numbers, --plot DIR for the figures"""),
     new_code_cell(SETUP + """
-import logging
-
 from pyomo_mbdyn.models import satellite
 
-# the guess's fastest rotor steps exceed the increment bound |w| ≤ 1 a little; build()
-# clips them, but Pyomo warns once per value while they are set: silence that
-logging.getLogger("pyomo.core").setLevel(logging.ERROR)
+PAPER = 2.8242e6
 m = satellite.build()"""),
 ] + [new_code_cell(c.source.replace("{module}", "satellite")) if c.cell_type == "code"
      else new_markdown_cell(c.source) for c in SATELLITE_GUESS]
@@ -1391,31 +1418,33 @@ SATELLITE_UNDERACTUATED = [
 With two rotors the main body is turned about three axes by two inputs — a
 nonholonomic problem.
 
-The paper reports **J = 2.9168·10⁶** (an aliased optimum at 2.9128·10⁶, in
-which one rotor turns by ≈ 2.8 rad in a single step, is excluded by the
-per-step increment bound |w| ≤ 1 rad).
-
-**Status: not reproduced.**  From this zero-momentum guess IPOPT
-(`casadi_ipopt`) stops at its iteration limit far from feasibility, and a warm
-start from the three-rotor optimum does not converge either; the module
-docstring `pyomo_mbdyn.models.satellite_underactuated` records the runs.  The
-library's relative joint rates (the paper's reproduction used the absolute
-reparametrisation) are the likely difference.  **This notebook does not
-solve it**; it shows the system, the problem's size and the guess.  To try
-(minutes, and expect a failure report):
+The paper reports **J = 2.9168·10⁶**, "only slightly more" than with three
+rotors.  An aliased optimum at 2.9128·10⁶, in which one rotor turns by
+≈ 2.8 rad in a single step, is excluded by the increment bound.  From the
+command line:
 
     pyomo-mbdyn run satellite-underactuated"""),
     new_code_cell(SETUP + """
-import logging
-
 from pyomo_mbdyn.models import satellite, satellite_underactuated
 
-# the guess's fastest rotor steps exceed the increment bound |w| ≤ 1 a little; build()
-# clips them, but Pyomo warns once per value while they are set: silence that
-logging.getLogger("pyomo.core").setLevel(logging.ERROR)
+PAPER = 2.9168e6
 m = satellite_underactuated.build()"""),
 ] + [new_code_cell(c.source.replace("{module}", "satellite")) if c.cell_type == "code"
-     else new_markdown_cell(c.source) for c in SATELLITE_GUESS]
+     else new_markdown_cell(c.source) for c in SATELLITE_GUESS] + [
+    new_markdown_cell("""\
+## Why the half turns are excluded
+
+The target is itself a half turn from the start, so the skew rows
+skew(R_targetᵀR) = 0 hold at the *initial* orientation too (and at every
+half turn from the target).  Without the trace row IPOPT ends at such a
+point from this guess — cheap, and wrong:"""),
+    new_code_cell("""\
+wrong = satellite_underactuated.build(exclude_half_turns=False)
+opt.solve(wrong)
+R_end = main_rotation(wrong.dyn.configuration_values()[-1])
+print(f"J = {pyo.value(wrong.ocp.control_effort):.4e}; tr(R_targetᵀR_N) = {np.trace(target.T @ R_end):+.3f} "
+      "(3 at the target, -1 a half turn away)")"""),
+]
 
 
 NOTEBOOKS = {"sphere": SPHERE, "satellite-spin": SATELLITE_SPIN, "heavy-top": HEAVY_TOP, "tutorial": TUTORIAL,

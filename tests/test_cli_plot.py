@@ -1,7 +1,7 @@
 """``pyomo-mbdyn run MODEL --plot DIR``: solved models write their figures.
 
 The cheap models are solved through the command line.  The others (the
-satellite reorientation takes minutes of IPOPT) are solved only with
+pitcher's optimum takes minutes of IPOPT) are solved only with
 ``PYOMO_MBDYN_SLOW=1``; by default their figures are drawn from the built
 model at its initial guess, which exercises the same drawing code.
 """
@@ -20,7 +20,8 @@ from pyomo_mbdyn.plotting import model_figures
 
 #: models whose solve takes seconds, with the steps the test runs them at
 CHEAP = {"sphere": 20, "satellite-spin": 5, "heavy-top": None,  # None: the model's default
-         "three-link-arm": 10, "crane": 20, "pendulum": None, "particle": None}
+         "three-link-arm": 10, "crane": 20, "pendulum": None, "particle": None,
+         "satellite": None, "satellite-underactuated": None}
 SLOW = bool(os.environ.get("PYOMO_MBDYN_SLOW"))
 
 
@@ -41,8 +42,6 @@ def test_run_with_plot_writes_figures(name, tmp_path, capsys):
         model = module.build()
         _assert_pngs(model_figures(name, model, directory), directory)
         return
-    if name == "satellite-underactuated":
-        pytest.xfail("IPOPT does not converge for this model yet (see its module docstring)")
     steps = [] if SLOW or CHEAP.get(name) is None else ["--steps", str(CHEAP[name])]
     assert main(["run", name, "--json", "--plot", str(directory), *steps]) == 0
     result = json.loads(capsys.readouterr().out)

@@ -72,7 +72,7 @@ import numpy as np
 
 from ..errors import AssemblyError, ConfigurationError
 from .bodies import Body, PointMass, RigidBody
-from .linalg import ROTATION_MAPS, as_array, cross, dot, hat, matmul, scale, shared_array
+from .linalg import ROTATION_MAPS, as_array, axis_rotation, cross, dot, hat, is_unit_axis, matmul, scale, shared_array
 
 __all__ = [
     "Joint",
@@ -452,9 +452,15 @@ class Joint:
 
     # -- reparametrisation --------------------------------------------------------
     def _rotation_increment(self, u_rot, axes_old, rotation):
+        """Product of the rotations by ``u_rot`` about ``axes_old``; about a numeric
+        unit axis the exponential is :func:`~.linalg.axis_rotation` (exact for
+        every angle — the absolute chart's joint angles are not bounded)."""
         R = np.eye(3)
         for alpha, a in zip(u_rot, axes_old):
-            R = matmul(R, ROTATION_MAPS[rotation](scale(a, alpha)))
+            if rotation == "exp" and is_unit_axis(a):
+                R = matmul(R, axis_rotation(alpha, a))
+            else:
+                R = matmul(R, ROTATION_MAPS[rotation](scale(a, alpha)))
         return as_array(R)
 
     def reparametrise(self, u, qp_old, qp_new, R_p, qc_old, rotation="exp"):

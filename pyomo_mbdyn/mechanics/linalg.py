@@ -27,6 +27,8 @@ __all__ = [
     "dot",
     "outer",
     "sin_cos",
+    "trig",
+    "axis_rotation",
     "dependent_rows",
     "rotation_exp",
     "rotation_cayley",
@@ -199,6 +201,36 @@ def rotation_exp(theta):
     T = hat(theta)
     c1, c2 = shared(_horner(_SINC, s)), shared(_horner(_COSC, s))
     return shared_array(np.eye(3) + scale(T, c1) + scale(matmul(T, T), c2))
+
+
+def trig(a):
+    """``(sin a, cos a)`` exactly, for every ``a``: floats, Pyomo and CasADi
+    expressions (:func:`elementwise`) and Taylor jets (chain rule to second
+    order).  Unlike :func:`sin_cos` it is not limited to ``|a| ≤ 3π``."""
+    if hasattr(a, "map_parts"):  # a jet a + a' ε + a'' ε²/2
+        s, c = trig(a.v)
+        d1, d2 = a.d1, a.d2
+        return (type(a)(s, c * d1, c * d2 - s * (d1 * d1)),
+                type(a)(c, -(s * d1), -(s * d2) - c * (d1 * d1)))
+    return shared(elementwise("sin", a)), shared(elementwise("cos", a))
+
+
+def axis_rotation(alpha, axis):
+    """``exp(α â) = I + sin α â + (1 - cos α) â²`` about a fixed numeric unit axis.
+
+    Exact for every angle (joint angles of the absolute reparametrisation grow
+    without bound: a spinning rotor), where the series of :func:`rotation_exp`
+    holds only for ``|α| ≤ 3π``.
+    """
+    A = np.asarray(hat(np.asarray(axis, float)), float)
+    s, c = trig(alpha)
+    return shared_array(np.eye(3) + scale(A, s) + scale(A @ A, 1.0 - c))
+
+
+def is_unit_axis(a, tol=1e-14):
+    """True if ``a`` is a numeric vector of length one (a fixed rotation axis)."""
+    a = np.asarray(a, dtype=object).reshape(-1)
+    return all(_is_numeric(x) for x in a) and abs(math.fsum(float(x) ** 2 for x in a) - 1.0) < tol
 
 
 def rotation_cayley(theta):

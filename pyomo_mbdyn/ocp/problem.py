@@ -114,7 +114,7 @@ class OptimalControlProblem:
         reference configuration).  Each scheme gets its regular form (thesis
         §2.10; spec §7.5):
 
-        * ``gc``: ``θ_N = θ`` (dof rows);
+        * ``gc`` and ``dmocc`` with absolute configurations: ``θ_N = θ`` (fixed);
         * ``rem``, ``dmocc``: ``Σ_k w_k = θ - θ_0`` (dof rows), exact for
           revolute, prismatic and cylindrical joints whose increments add up;
         * ``bem``, ``dmocc_lm``: ``q_N = q_f`` fixed, and ``Φ(q_N) = 0``
@@ -129,7 +129,7 @@ class OptimalControlProblem:
             raise ConfigurationError(
                 f"fix_final_configuration: expected {system.n_velocities} finite chart coordinates "
                 f"for {list(dyn.velocities)}, got {theta.tolist()}")
-        if dyn.scheme == "gc":
+        if dyn.scheme == "gc" or dyn.config.configurations == "absolute":
             for j, name in enumerate(dyn.velocities):
                 dyn.theta[N, name].fix(theta[j])
             return
@@ -202,12 +202,22 @@ class OptimalControlProblem:
     def bound_rotation_increments(self, limit=1.0):
         """|rotation increment| ≤ limit per step and rotation coordinate (anti-aliasing).
 
-        Needs a reduced scheme with increments ``w`` (rem, dmocc)."""
+        Needs a reduced scheme with increments ``w`` (rem, dmocc).  In dmocc's
+        absolute form the increments are the chart differences θ_{k+1} - θ_k,
+        bounded by the linear rows ``ocp.rotation_increment`` (exact for joint
+        angles; for the rotation vector of a free body a first-order proxy of
+        the rotation angle of the step)."""
         dyn = self.dyn
         if not hasattr(dyn, "w"):
             raise ConfigurationError(f"{dyn.scheme}: no rotation increments to bound (use rem or dmocc)")
-        for j in dyn.velocities:
-            if j.split(".", 1)[1].startswith(("w", "angle")):
+        if not limit > 0:
+            raise ConfigurationError(f"bound_rotation_increments: limit must be positive, got {limit!r}")
+        rotations = [j for j in dyn.velocities if j.split(".", 1)[1].startswith(("w", "angle"))]
+        if isinstance(dyn.w, pyo.Var):
+            for j in rotations:
                 for i in dyn.intervals:
                     dyn.w[i, j].setlb(-limit)
                     dyn.w[i, j].setub(limit)
+            return
+        self.block.rotation_increment = pyo.Constraint(
+            dyn.intervals, rotations, rule=lambda b, i, j: (-limit, dyn.w[i, j], limit))

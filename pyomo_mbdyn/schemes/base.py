@@ -72,10 +72,13 @@ def scheme_config():
     config.declare("contravariant", ConfigValue(
         default=True, domain=Bool, description="Use B(q♯) (True) or the plain-midpoint B (False)."))
     config.declare("configurations", ConfigValue(
-        default="lifted", domain=In(["lifted", "minimal"]),
+        default="lifted", domain=In(["lifted", "minimal", "absolute"]),
         description="Node configurations as variables with reparametrisation equations "
-                    "('lifted': sparse, linear in N), or as nested expressions "
-                    "q_{k+1} = F(w_k, q_k) ('minimal': the DMOCC paper's form; dmocc only)."))
+                    "('lifted': sparse, linear in N), as nested expressions "
+                    "q_{k+1} = F(w_k, q_k) ('minimal': the DMOCC paper's relative form), or "
+                    "as q_k = F(θ_k, q_ref) of node chart coordinates θ_k ('absolute': the "
+                    "paper's absolute reparametrisation, sparse; rotations below 2π from the "
+                    "reference).  'minimal' and 'absolute' are offered by dmocc only."))
     config.declare("rotation", ConfigValue(
         default="exp", domain=In(["exp", "cayley"]), description="Rotation map of the reparametrisation."))
     return config
@@ -153,9 +156,9 @@ class SchemeBlockData(BlockData):
         config = self.config
         system = self.system = config.system
         system.validate()
-        if config.configurations == "minimal" and self.scheme != "dmocc":
-            raise ConfigurationError(f"{self.scheme} block: configurations='minimal' is offered "
-                                     "by the dmocc scheme only")
+        if config.configurations != "lifted" and self.scheme != "dmocc":
+            raise ConfigurationError(f"{self.scheme} block: configurations={config.configurations!r} "
+                                     "is offered by the dmocc scheme only")
         N = config.steps
         self.h = config.horizon / N
         # 1. time grid

@@ -16,6 +16,16 @@ form: only the increments w and the controls are unknowns, and ``q_k`` are
 nested named expressions (for the sphere, N = 30: 360 unknowns and 192
 constraints, DMOCC §7.1).  The nesting makes every later equation depend on
 all earlier increments (dense Jacobians); prefer the lifted form for large N.
+``"absolute"`` is the paper's absolute reparametrisation
+``q_k = F(θ_k, q_ref)`` (DMOCC §5.3, used for the satellite and the pitcher):
+node chart coordinates ``theta[k, j]`` (root positions and rotation vectors,
+joint angles; :func:`~pyomo_mbdyn.simulate.discrete.chart`) are the unknowns
+and ``q_k`` named expressions of ``θ_k`` alone — sparse like the lifted form,
+with the constraints fulfilled exactly like the minimal one, but rotations of
+a free body must stay below 2π from the reference (the rotation vector's
+singularity); joint angles are unrestricted.  The increments ``w`` are then
+the expressions ``θ_{k+1} - θ_k`` (exact for revolute, prismatic and
+cylindrical joints and positions; a first-order proxy for rotation vectors).
 
 Controls are piecewise constant, ``u[i, a]`` on ``[t_i, t_{i+1}]``, lumped to
 the nodes with weight h/2 (3.10–3.11), in the library's sign convention
@@ -88,7 +98,32 @@ class DMOCCBlockData(_VariationalBlockData):
         self._check()
         if self.system.layout["loop_joints"]:
             raise ConfigurationError(f"dmocc block: {self.system} has closed loops; use dmocc_lm")
-        self.w = pyo.Var(self.intervals, self.velocities, initialize=0.0)
+        if self.config.configurations == "absolute":
+            self.theta = pyo.Var(self.nodes, self.velocities, initialize=0.0)
+            self.w = pyo.Expression(self.intervals, self.velocities,
+                                    rule=lambda b, k, j: b.theta[k + 1, j] - b.theta[k, j])
+        else:
+            self.w = pyo.Var(self.intervals, self.velocities, initialize=0.0)
+
+    def _replace_configurations(self, nodes):
+        """Node configuration variables → named expressions ``nodes[k]``."""
+        index = self._coordinate_index()
+        for name in self.system.bodies:
+            blk = self.body[name]
+            blk.del_component(blk.q)
+            blk.q = pyo.Expression(self.nodes, blk.coordinates)
+        for k, q_k in nodes.items():
+            for idx, (name, c) in enumerate(index):
+                self.body[name].q[k, c] = q_k[idx]
+
+    def _absolute_configurations(self):
+        """Replace the node configuration variables by q_k = F(θ_k, q_ref)."""
+        from ..simulate.discrete import chart
+
+        rotation = self.config.rotation
+        self._replace_configurations({
+            k: chart(self.system, np.array([self.theta[k, j] for j in self.velocities], dtype=object),
+                     rotation) for k in self.nodes})
 
     def _minimal_configurations(self):
         """Replace the node configuration variables by q_k = F(w_{k-1}, q_{k-1})."""
@@ -99,40 +134,83 @@ class DMOCCBlockData(_VariationalBlockData):
         for k in self.intervals:
             w = [self.w[k, j] for j in self.velocities]
             nodes[k + 1] = system.reparametrise(w, nodes[k], config.rotation)
-        index = self._coordinate_index()
-        for name in system.bodies:
-            blk = self.body[name]
-            blk.del_component(blk.q)
-            blk.q = pyo.Expression(self.nodes, blk.coordinates)
-        for k, q_k in nodes.items():
-            for idx, (name, c) in enumerate(index):
-                self.body[name].q[k, c] = q_k[idx]
+        self._replace_configurations(nodes)
 
     def configuration_values(self):
         """As the base method; in the minimal form by the numeric recursion
         q_{k+1} = F(w_k, q_k) (evaluating the nested expressions node by node
-        would revisit every earlier node for each entry)."""
+        would revisit every earlier node for each entry); in the absolute form
+        by the chart ``q_k = F(θ_k, q_ref)``."""
         if self.config.configurations == "lifted":
             return super().configuration_values()
+        if self.config.configurations == "absolute":
+            from ..simulate.discrete import chart
+
+            return np.array([np.asarray(chart(self.system, self.theta_values(k), self.config.rotation), float)
+                             for k in self.nodes])
         q = [np.array([pyo.value(x) for x in self.q_array(0)], dtype=float)]
         for k in self.intervals:
             w = np.array([pyo.value(self.w[k, j]) for j in self.velocities], dtype=float)
             q.append(np.asarray(self.system.reparametrise(w, q[-1], self.config.rotation), float))
         return np.array(q)
 
+    def theta_values(self, k):
+        """Chart coordinates θ_k (absolute form) as floats."""
+        return np.array([pyo.value(self.theta[k, j]) for j in self.velocities], dtype=float)
+
     def _add_discrete_equations(self):
         system, h = self.system, self.h
         v0 = self._initial_velocity()
-        minimal = self.config.configurations == "minimal"
-        if minimal:
+        form = self.config.configurations
+        if form == "minimal":
             self._minimal_configurations()
+        elif form == "absolute":
+            self._absolute_configurations()
         residuals = {}
         for k in self.intervals:
             u_prev, u = self._node_controls(k)
             q_prev = self.q_array(k - 1) if k > 0 else None
-            w = [self.w[k, j] for j in self.velocities]
+            w = None if form == "absolute" else [self.w[k, j] for j in self.velocities]
             residuals[k] = dmocc_residuals(system, h, q_prev, self.q_array(k), w, self.q_array(k + 1),
                                            u_prev, u, v0=v0, rotation=self.config.rotation)
-        if not minimal:
+        if form == "lifted":
             self._add_coordinate_equations("reparametrisation", residuals)
         self._add_velocity_equations("momentum_matching", residuals)
+
+    def _fix_initial_state(self):
+        super()._fix_initial_state()
+        if self.config.configurations != "absolute":
+            return
+        from ..simulate.discrete import chart_coordinates
+
+        try:
+            theta0 = chart_coordinates(self.system, self.q_initial, rotation=self.config.rotation)
+        except ValueError as err:
+            raise ConfigurationError(f"dmocc block (configurations='absolute'): the initial "
+                                     f"configuration is outside the chart: {err}") from None
+        for j, name in enumerate(self.velocities):
+            self.theta[0, name].fix(theta0[j])
+            for k in self.nodes:
+                if k > 0:
+                    self.theta[k, name].value = theta0[j]
+
+    def _initialize_scheme(self, trajectory):
+        if self.config.configurations != "absolute":
+            return super()._initialize_scheme(trajectory)
+        from ..simulate.discrete import chart_coordinates
+
+        theta = getattr(trajectory, "theta", None)
+        if theta is None:  # invert the chart node by node, continuing from the previous node
+            theta, start = [], None
+            for k, q in enumerate(trajectory.q):
+                try:  # a guess may fulfil the constraints only roughly
+                    start = chart_coordinates(self.system, q, rotation=self.config.rotation, start=start,
+                                              atol=1e-4)
+                except ValueError as err:
+                    raise ConfigurationError(f"dmocc block: the guess's node {k} is outside the "
+                                             f"absolute chart ({err})") from None
+                theta.append(start)
+        for k in self.nodes:
+            for j, name in enumerate(self.velocities):
+                if not self.theta[k, name].fixed:
+                    self.theta[k, name].value = theta[k][j]

@@ -189,8 +189,10 @@ def dmocc_residuals(system, h, q_prev, q, w, q_next, u_prev, u, v0=None, rotatio
 
     (``P(q_n)ᵀ B(q_n)ᵀ = I`` at the admissible node, so controls enter with the
     identity.)  At the first node: ``P(q_0)ᵀ[M v_0 + D1L_d(q_0, q_1)] - (h/2) u_0``.
+    With ``w=None`` (configurations given by a chart) there is no
+    ``reparametrisation`` entry.
     """
-    q, q_next, w = as_array(q), as_array(q_next), as_array(w)
+    q, q_next = as_array(q), as_array(q_next)
     D1, _ = lagrangian_slopes(system, h, q, q_next)
     P = system.null_space(q)
     u_now = as_array(np.array(full_controls(system, u), dtype=object)) * (0.5 * h)
@@ -202,8 +204,10 @@ def dmocc_residuals(system, h, q_prev, q, w, q_next, u_prev, u, v0=None, rotatio
         _, D2 = lagrangian_slopes(system, h, q_prev, q)
         u_before = as_array(np.array(full_controls(system, u_prev), dtype=object)) * (0.5 * h)
         balance = as_array(matmul(P.T, shared_array(D2 + D1)) - u_before - u_now)
+    if w is None:
+        return {"momentum_matching": balance}
     return {
-        "reparametrisation": as_array(q_next - system.reparametrise(w, q, rotation)),
+        "reparametrisation": as_array(q_next - system.reparametrise(as_array(w), q, rotation)),
         "momentum_matching": balance,
     }
 
@@ -288,15 +292,18 @@ def gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation="exp", nu=None):
     return out
 
 
-def chart_coordinates(system, q, v=None, rotation="exp", tol=1e-12):
+def chart_coordinates(system, q, v=None, rotation="exp", tol=1e-12, start=None, atol=1e-9):
     """Invert the chart numerically: θ with q(θ) = q (and ṽ with P̃(θ) ṽ = v).
 
-    Gauss–Newton from θ = 0; raises ``ValueError`` if ``q`` is not reached
-    (then it is not in the chart's domain, e.g. a rotation beyond 2π).
+    Gauss–Newton from ``start`` (default θ = 0; pass the previous node's θ to
+    follow a trajectory continuously, e.g. rotor angles beyond π); raises
+    ``ValueError`` if ``q`` is not reached to ``atol`` (then it is not in the
+    chart's domain, e.g. a rotation beyond 2π; a guess that fulfils the
+    constraints only approximately needs a larger ``atol``).
     """
     q = np.asarray(q, float)
     dof = system.n_velocities
-    theta = np.zeros(dof)
+    theta = np.zeros(dof) if start is None else np.array(start, dtype=float).reshape(dof)
     for _ in range(50):
         r = np.asarray(chart(system, theta, rotation), float) - q
         if np.abs(r).max() < tol:
@@ -304,7 +311,7 @@ def chart_coordinates(system, q, v=None, rotation="exp", tol=1e-12):
         P = np.asarray(_chart_basis(system, theta, rotation), float)
         theta = theta - np.linalg.lstsq(P, r, rcond=None)[0]
     r = np.asarray(chart(system, theta, rotation), float) - q
-    if np.abs(r).max() > 1e-9:
+    if np.abs(r).max() > atol:
         raise ValueError(f"{system}: configuration not reached by the chart (|q(θ) - q| = {np.abs(r).max():.2e})")
     if v is None:
         return theta

@@ -18,7 +18,9 @@ from pyomo_mbdyn.mechanics import (
     rotation_cayley,
     rotation_exp,
 )
-from pyomo_mbdyn.mechanics.linalg import contravariant
+from pyomo_mbdyn.mechanics.linalg import axis_rotation, contravariant, is_unit_axis, trig
+from pyomo_mbdyn.simulate.discrete import chart, chart_coordinates
+from pyomo_mbdyn.simulate.jets import Jet
 
 from systems import JOINT_TYPES, admissible, chain
 
@@ -95,6 +97,51 @@ def test_exponential_map_is_smooth_at_zero():
     J = np.array(casadi.Function("J", [th], [casadi.jacobian(col, th)])(np.zeros(3)))
     np.testing.assert_allclose(J, -np.array([[0, 0, 0], [0, 0, -1], [0, 1, 0]]) @ np.eye(3), atol=0)
     assert np.all(np.isfinite(J))
+
+
+@given(seed=seeds, angle=st.floats(-200.0, 200.0))
+def test_axis_rotation_is_exact_for_every_angle(seed, angle):
+    """About a fixed unit axis the exponential uses sin and cos: exact where the
+    series of rotation_exp (|θ| ≤ 3π) is not — a rotor's absolute angle grows."""
+    axis = np.random.default_rng(seed).normal(size=3)
+    axis /= np.linalg.norm(axis)
+    np.testing.assert_allclose(axis_rotation(angle, axis), Rotation.from_rotvec(angle * axis).as_matrix(),
+                               atol=1e-13)
+    assert is_unit_axis(axis) and not is_unit_axis(2 * axis)
+
+
+@given(a=st.floats(-50.0, 50.0), d1=st.floats(-3.0, 3.0), d2=st.floats(-3.0, 3.0))
+def test_trig_of_a_jet_is_the_chain_rule(a, d1, d2):
+    """sin and cos of a + d1 ε + d2 ε²/2, compared with the composed Taylor coefficients."""
+    s, c = trig(Jet(a, d1, d2))
+    assert (s.v, s.d1) == pytest.approx((np.sin(a), np.cos(a) * d1), abs=1e-14)
+    assert s.d2 == pytest.approx(np.cos(a) * d2 - np.sin(a) * d1 ** 2, abs=1e-12)
+    assert (c.v, c.d1) == pytest.approx((np.cos(a), -np.sin(a) * d1), abs=1e-14)
+    assert c.d2 == pytest.approx(-np.sin(a) * d2 - np.cos(a) * d1 ** 2, abs=1e-12)
+
+
+def test_trig_follows_the_backend():
+    x = casadi.SX.sym("x")
+    s, c = trig(x)
+    assert float(casadi.Function("f", [x], [s * s + c * c])(7.3)) == pytest.approx(1.0, abs=1e-15)
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(initialize=11.0)
+    s, c = trig(m.x)
+    assert pyo.value(s) == pytest.approx(np.sin(11.0), abs=1e-15)
+    assert pyo.value(c) == pytest.approx(np.cos(11.0), abs=1e-15)
+
+
+def test_chart_follows_a_spinning_rotor_beyond_three_pi():
+    """The absolute chart of a rotor on a revolute joint stays exact at large angles,
+    and its inverse follows the angle continuously from the previous node."""
+    system = chain(["revolute"], seed=2, grounded=True)
+    angles = np.linspace(0.0, 40.0, 41)
+    start = None
+    for alpha in angles:
+        q = np.asarray(chart(system, np.array([alpha])), float)
+        assert np.abs(np.asarray(system.constraints(q), float)).max() < 1e-13
+        start = chart_coordinates(system, q, start=start)
+        assert start[0] == pytest.approx(alpha, abs=1e-10)
 
 
 @given(seed=seeds, size=st.floats(0.0, 4.0))

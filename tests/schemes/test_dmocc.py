@@ -89,6 +89,48 @@ def test_block_solved_by_ipopt_equals_the_stepper(scheme):
     assert np.abs(v - reference.v).max() < 1e-10
 
 
+@pytest.mark.parametrize("configurations", ["minimal", "absolute"])
+def test_configuration_forms_solve_to_the_stepper(configurations):
+    """Reparametrisation freedom (spec §7): the minimal (relative, nested) and the
+    absolute form q_k = F(θ_k, q_ref) give the stepper's trajectory, and their node
+    configurations fulfil the constraints to round-off (spec T3)."""
+    system, q0, v0, U, steps, h = _controlled_case()
+    reference = simulate(system, q0, v0, h, steps, U, scheme="dmocc")
+    guess = simulate(system, q0, v0, h, steps, U, scheme="bem")
+    _, q, v, _, _ = solve_block("dmocc", system, q0, v0, steps, h, U, guess, configurations=configurations)
+    assert np.abs(q - reference.q).max() < 1e-10
+    assert np.abs(v - reference.v).max() < 1e-10
+    assert max(np.abs(np.asarray(system.constraints(q_k), float)).max() for q_k in q) < 1e-13
+
+
+def test_absolute_form_unknowns_are_the_node_chart_coordinates():
+    system, q0, v0, U, steps, h = _controlled_case()
+    m = pyo.ConcreteModel()
+    m.dyn = scheme_block("dmocc", system=system, steps=steps, horizon=steps * h, initial_configuration=q0,
+                         initial_velocity=v0, configurations="absolute")
+    free = [v for v in m.component_data_objects(pyo.Var) if not v.fixed]
+    rows = list(m.component_data_objects(pyo.Constraint, active=True))
+    dof, n_act = system.n_velocities, len(system.actuated)
+    assert len(free) == steps * (dof + n_act) and len(rows) == steps * dof
+    # θ_0 is the chart inverse of q0; the increments are chart differences
+    from pyomo_mbdyn.simulate.discrete import chart
+
+    np.testing.assert_allclose(np.asarray(chart(system, m.dyn.theta_values(0)), float), q0, atol=1e-12)
+    m.dyn.theta[1, system.velocities[0]].value = 0.25
+    assert pyo.value(m.dyn.w[0, system.velocities[0]]) == pytest.approx(0.25 - m.dyn.theta_values(0)[0])
+
+
+def test_only_dmocc_offers_other_configuration_forms():
+    system = double_pendulum()
+    for scheme in ("bem", "rem", "dmocc_lm", "gc"):
+        m = pyo.ConcreteModel()
+        with pytest.raises(ConfigurationError, match="absolute"):
+            m.dyn = scheme_block(scheme, system=system, steps=4, horizon=1.0, configurations="absolute")
+    m = pyo.ConcreteModel()
+    with pytest.raises(ConfigurationError, match="configurations"):
+        m.dyn = scheme_block("dmocc", system=system, steps=4, horizon=1.0, configurations="relative")
+
+
 @pytest.mark.parametrize("scheme", ["dmocc", "dmocc_lm"])
 def test_second_order_convergence(scheme):
     system = double_pendulum()
