@@ -33,7 +33,7 @@ can run through negative rope lengths — check l_k > 0, z_k > 0.
 
 import numpy as np
 
-from pyomo_mbdyn.mechanics import CoordinateSystem, sin_cos
+from pyomo_mbdyn.mechanics import CoordinateSystem, trig
 
 __all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "Q0", "QF"]
 
@@ -65,7 +65,7 @@ def _null_space(q):
 def _reparametrise(w, q):
     s, beta, x, z = q
     ds, dbeta, dalpha = w
-    sin, cos = sin_cos(dalpha)
+    sin, cos = trig(dalpha)
     stretch = (beta + dbeta) / beta
     return [s + ds, beta + dbeta,
             s + ds + stretch * ((x - s) * cos + z * sin), stretch * (z * cos - (x - s) * sin)]

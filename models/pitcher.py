@@ -90,8 +90,9 @@ def hand_position(system, q):
     return fore.point(system.body_coordinates(q, "forearm"), fore.points["hand"])
 
 
-def build(scheme="dmocc", steps=STEPS):
-    """The throwing OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem), from rest."""
+def build(scheme="dmocc", steps=STEPS, configurations="lifted"):
+    """The throwing OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem), from rest;
+    ``configurations`` as in the dmocc block."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.errors import ConfigurationError
@@ -104,8 +105,9 @@ def build(scheme="dmocc", steps=STEPS):
     system = build_system()
     q0 = initial_configuration(system)
     m = pyo.ConcreteModel("pitcher")
+    options = {"configurations": configurations} if scheme == "dmocc" else {}
     m.dyn = dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON,
-                               initial_configuration=q0)
+                               initial_configuration=q0, **options)
     problem = OptimalControlProblem(dyn)
     effort = problem.minimise_control_effort()
     effort.deactivate()

@@ -442,16 +442,9 @@ notebook shows, is structural:
 * the controls follow from the momentum multipliers, u = −B λᵖ.
 
 All three schemes run at **N = 10** (the model's N is 20), to keep this
-notebook fast.  GC is the slow one, and not because of IPOPT's iterations
-(a fraction of a second): the time goes into the .nl file and into CasADi's
-exact second derivatives of the chart q(θ).  GC is therefore solved here with
-IPOPT's limited-memory quasi-Newton Hessian
-(`hessian_approximation="limited-memory"`), which from the interpolated guess
-reaches the same optimum as the exact Hessian in about two thirds of the time
-— at N = 10.  (At N = 20 the quasi-Newton iteration wanders off to another
-local optimum in which the wrist swings round; use the exact Hessian there:
-`pyomo-mbdyn run three-link-arm --scheme gc`.)  The joint-angle DNCO of Ch. 8
-(`--scheme dnco`) has its own notebook, `three-link-arm-dnco.ipynb`."""),
+notebook fast, each with IPOPT's exact Hessian from the interpolated guess.
+The joint-angle DNCO of Ch. 8 (`--scheme dnco`) has its own notebook,
+`three-link-arm-dnco.ipynb`."""),
     new_code_cell(SETUP),
     new_code_cell("""\
 import time
@@ -463,8 +456,7 @@ from pyomo_mbdyn.ocp import multipliers, solve
 
 STEPS = 10
 SCHEMES = ("bem", "rem", "gc")
-OPTIONS = {"bem": {"tol": 1e-10}, "rem": {"tol": 1e-10},
-           "gc": {"tol": 1e-10, "hessian_approximation": "limited-memory"}}
+OPTIONS = {"bem": {"tol": 1e-10}, "rem": {"tol": 1e-10}, "gc": {"tol": 1e-10}}
 models, rows = {}, []
 for scheme in SCHEMES:
     start = time.perf_counter()
@@ -706,11 +698,9 @@ J = h Σ ½|u|².  The system is stated by its formulas
 space and exact reparametrisation.  The thesis states that BEM and REM give
 equal results and that T + V + W is conserved by the BEM and not by GC.
 
-GC is solved with IPOPT's limited-memory Hessian: with the exact Hessian
-the solve takes about 25 s at N = 40, most of it spent building the second
-derivatives, and a coarser N is no way out — from the same guess at N = 20
-the GC iteration runs through negative rope lengths (the warning of spec §7.6).
-`pyomo-mbdyn run crane --scheme gc` solves with the exact Hessian."""),
+All three are solved at N = 40 with IPOPT's exact Hessian.  A coarser N is
+no way to save time for GC: from the same guess at N = 20 its iteration runs
+through negative rope lengths (the warning of spec §7.6)."""),
     new_code_cell(SETUP),
     new_code_cell("""\
 import pandas as pd
@@ -719,8 +709,7 @@ from pyomo_mbdyn.models import crane
 from pyomo_mbdyn.ocp import multipliers, solve
 
 SCHEMES = ("bem", "rem", "gc")
-OPTIONS = {"bem": {"tol": 1e-10}, "rem": {"tol": 1e-10},
-           "gc": {"tol": 1e-10, "hessian_approximation": "limited-memory"}}
+OPTIONS = {"bem": {"tol": 1e-10}, "rem": {"tol": 1e-10}, "gc": {"tol": 1e-10}}
 system = crane.build_system()
 print(system.validate())
 models, rows = {}, []

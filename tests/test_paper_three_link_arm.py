@@ -89,7 +89,6 @@ def test_damped_case_conserves_energy_with_dissipation():
     assert (table["E"].max() - table["E"].min()) / table["T"].max() < 1e-10
 
 
-@pytest.mark.skipif(not SLOW, reason="GC for the bounded and damped cases: set PYOMO_MBDYN_SLOW=1")
 @pytest.mark.parametrize("case", ["bounded", "damped"])
 def test_gc_cases_solve_and_violate_energy_balance(case):
     m = solve("gc", case)

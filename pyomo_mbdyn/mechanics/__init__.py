@@ -17,7 +17,7 @@ from .joints import (
     Universal,
 )
 from .coordinates import CoordinateSystem
-from .linalg import contravariant, hat, rotation_cayley, rotation_exp, sin_cos
+from .linalg import contravariant, hat, rotation_cayley, rotation_exp, sin_cos, trig
 from .system import MultibodySystem
 
 __all__ = [
@@ -25,5 +25,5 @@ __all__ = [
     "Joint", "Spherical", "Revolute", "Prismatic", "Cylindrical", "Planar", "Universal",
     "Fixed", "GROUND",
     "MultibodySystem", "CoordinateSystem",
-    "hat", "rotation_exp", "rotation_cayley", "contravariant", "sin_cos",
+    "hat", "rotation_exp", "rotation_cayley", "contravariant", "sin_cos", "trig",
 ]
