@@ -16,10 +16,12 @@ from pyomo_mbdyn.models import MODELS
 from _report import machine_line, write_section  # benchmarks/ is sys.path[0]
 
 
-#: further (model, scheme, steps) rows: the formulations the issues compare
-VARIANTS = [("three-link-arm", "bem", None), ("three-link-arm", "gc", None),
-            ("crane", "rem", None), ("crane", "gc", None),
-            ("sphere", None, 60), ("three-link-arm", "rem", 40), ("three-link-arm", "rem", 80)]
+#: further (model, scheme, steps, build options) rows: the formulations the issues compare
+LIFTED = {"configurations": "lifted", "exclude_half_turns": False}
+VARIANTS = [("three-link-arm", "bem", None, None), ("three-link-arm", "gc", None, None),
+            ("crane", "rem", None, None), ("crane", "gc", None, None),
+            ("sphere", None, 60, None), ("three-link-arm", "rem", 40, None), ("three-link-arm", "rem", 80, None),
+            ("satellite", None, None, LIFTED), ("pitcher", None, None, {"configurations": "absolute"})]
 
 
 def main(argv=None):
@@ -31,21 +33,22 @@ def main(argv=None):
              "| model | scheme | N | status | objective | variables | constraints | iterations "
              "| build s | write+import s | solver s |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
-    runs = [(name, None, None) for name in MODELS] + VARIANTS
-    for name, scheme, steps in runs:
+    runs = [(name, None, None, None) for name in MODELS] + VARIANTS
+    for name, scheme, steps, options in runs:
         if name in args.skip:
             continue
+        label = name if not options else f"{name} ({', '.join(f'{k}={v}' for k, v in options.items())})"
         try:
-            r = run_model(name, scheme, steps)
+            r = run_model(name, scheme, steps, options=options)
         except Exception as err:  # a benchmark records failures instead of stopping
-            lines.append(f"| {name} | {scheme} | {steps} | failed: {type(err).__name__} | | | | | | | |")
+            lines.append(f"| {label} | {scheme} | {steps} | failed: {type(err).__name__} | | | | | | | |")
             print(lines[-1], flush=True)
             continue
         objective = "" if r["objective"] is None else f"{r['objective']:.6g}"
         solver_s = r.get("solver_seconds")
         overhead = "" if solver_s is None else f"{r['solve_seconds'] - solver_s:.1f}"
         solver_s = "" if solver_s is None else f"{solver_s:.1f}"
-        lines.append(f"| {name} | {r['scheme']} | {r['steps']} | {r['status']} | {objective} | "
+        lines.append(f"| {label} | {r['scheme']} | {r['steps']} | {r['status']} | {objective} | "
                      f"{r['n_variables']} | {r['n_constraints']} | {r['iterations']} | "
                      f"{r['build_seconds']:.1f} | {overhead} | {solver_s} |")
         print(lines[-1], flush=True)

@@ -47,12 +47,15 @@ def _count(model, ctype):
                if not (ctype is pyo.Var and c.fixed))
 
 
-def run_model(name, scheme=None, steps=None, solver=None):
-    """Build, solve and evaluate a model; return the result dictionary."""
-    return solve_model(name, scheme, steps, solver)[0]
+def run_model(name, scheme=None, steps=None, solver=None, options=None):
+    """Build, solve and evaluate a model; return the result dictionary.
+
+    ``options``: further keywords of the model's ``build`` (e.g.
+    ``{"configurations": "lifted"}`` for the satellite)."""
+    return solve_model(name, scheme, steps, solver, options)[0]
 
 
-def solve_model(name, scheme=None, steps=None, solver=None):
+def solve_model(name, scheme=None, steps=None, solver=None, options=None):
     """As :func:`run_model`, returning ``(result dictionary, solved Pyomo model)``."""
     import numpy as np
     import pyomo.environ as pyo
@@ -66,7 +69,7 @@ def solve_model(name, scheme=None, steps=None, solver=None):
     if name not in MODELS:
         raise ConfigurationError(f"unknown model {name!r}; available: {sorted(MODELS)}")
     module = importlib.import_module(MODELS[name][0])
-    kwds = {}
+    kwds = dict(options or {})
     if scheme is not None:
         kwds["scheme"] = scheme
     if steps is not None:

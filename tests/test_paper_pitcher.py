@@ -4,8 +4,6 @@ The paper gives no parameters (the model documents its own), so its numbers
 cannot be compared; what is tested is what holds for any parameters.
 """
 
-import os
-
 import numpy as np
 import pyomo.environ as pyo
 import pytest
@@ -16,7 +14,6 @@ from pyomo_mbdyn.ocp import solve
 from pyomo_mbdyn.simulate import simulate
 from pyomo_mbdyn.simulate.stepper import Trajectory  # noqa: F401  (documented type)
 
-SLOW = os.environ.get("PYOMO_MBDYN_SLOW") == "1"
 
 
 def test_dimensions():
@@ -60,7 +57,6 @@ def test_angular_momentum_about_e3_changes_only_through_the_torso_torque(seed):
     assert np.abs(np.diff(L[:, 0]) ).max() > 1e-3 * scale
 
 
-@pytest.mark.skipif(not SLOW, reason="the full throwing optimum takes minutes: set PYOMO_MBDYN_SLOW=1")
 def test_throw_optimum():
     m = pitcher.build()
     solve(m, "casadi_ipopt", options={"max_iter": 3000})
