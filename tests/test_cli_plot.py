@@ -76,4 +76,4 @@ def test_run_model_still_returns_the_dictionary(monkeypatch):
     calls = []
     monkeypatch.setattr("pyomo_mbdyn.cli.solve_model", lambda *args: calls.append(args) or sentinel)
     assert run_model("sphere", steps=3) is sentinel[0]
-    assert calls == [("sphere", None, 3, None)]
+    assert calls == [("sphere", None, 3, None, None)]
