@@ -140,26 +140,25 @@ def solve_with(name, model):
     return model
 
 
-def test_ripopt_reaches_the_same_three_rotor_optimum(three_rotors):
-    """An independent NLP solver (pyomo-ripopt, AMPL protocol) from the same guess."""
+def assert_ripopt_agrees(build, reference, paper):
+    """An independent NLP solver (pyomo-ripopt, AMPL protocol) from the same guess
+    reaches the IPOPT optimum ``reference`` and the paper's J."""
     pytest.importorskip("pyomo_ripopt")
     import pyomo_ripopt  # noqa: F401
 
-    other = solve_with("ripopt", satellite.build())
-    J, J_ref = pyo.value(other.ocp.control_effort), pyo.value(three_rotors.ocp.control_effort)
+    other = solve_with("ripopt", build())
+    J, J_ref = pyo.value(other.ocp.control_effort), pyo.value(reference.ocp.control_effort)
     assert abs(J - J_ref) < 1e-9 * J_ref
-    check_optimum(other, 2.8242e6)
+    check_optimum(other, paper)
+
+
+def test_ripopt_reaches_the_same_three_rotor_optimum(three_rotors):
+    assert_ripopt_agrees(satellite.build, three_rotors, 2.8242e6)
 
 
 @pytest.mark.skipif(not SLOW, reason="ripopt takes 2.5 minutes on this problem; PYOMO_MBDYN_SLOW=1")
 def test_ripopt_reaches_the_same_two_rotor_optimum(two_rotors):
-    pytest.importorskip("pyomo_ripopt")
-    import pyomo_ripopt  # noqa: F401
-
-    other = solve_with("ripopt", satellite_underactuated.build())
-    J, J_ref = pyo.value(other.ocp.control_effort), pyo.value(two_rotors.ocp.control_effort)
-    assert abs(J - J_ref) < 1e-9 * J_ref
-    check_optimum(other, 2.9168e6)
+    assert_ripopt_agrees(satellite_underactuated.build, two_rotors, 2.9168e6)
 
 
 @pytest.mark.skipif(shutil.which("ipopt") is None, reason="no ipopt executable on PATH")
