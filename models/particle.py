@@ -17,7 +17,8 @@ p = (-sin t, cos t, 0) at the nodes, controls and costates 0.
 import numpy as np
 
 from pyomo_mbdyn.mechanics.linalg import elementwise
-from pyomo_mbdyn.schemes.dnco import HamiltonianSystem, dnco_model
+from pyomo_mbdyn.mechanics import HamiltonianSystem
+from pyomo_mbdyn.schemes.dnco import dnco_model
 
 __all__ = ["build_system", "build", "evaluate", "semicircle", "DESCRIPTION", "STEPS", "HORIZON", "SCHEMES"]
 

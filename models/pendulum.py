@@ -21,7 +21,8 @@ from the duals for the direct schemes) and J_d as ``objective``.
 import numpy as np
 
 from pyomo_mbdyn.mechanics.linalg import elementwise
-from pyomo_mbdyn.schemes.dnco import HamiltonianSystem, dnco_model
+from pyomo_mbdyn.mechanics import HamiltonianSystem
+from pyomo_mbdyn.schemes.dnco import dnco_model
 
 __all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "STEPS", "HORIZON", "SCHEMES"]
 

@@ -30,7 +30,8 @@ system.
 import numpy as np
 
 from pyomo_mbdyn.mechanics.linalg import elementwise
-from pyomo_mbdyn.schemes.dnco import HamiltonianSystem, dnco_model
+from pyomo_mbdyn.mechanics import HamiltonianSystem
+from pyomo_mbdyn.schemes.dnco import dnco_model
 
 __all__ = ["build_system", "build", "evaluate", "mass_matrix", "potential", "centres_of_mass", "rest_to_rest_guess",
            "DESCRIPTION", "STEPS", "HORIZON", "ALPHA0", "ALPHAF", "LINKS"]
@@ -94,7 +95,7 @@ def rest_to_rest_guess(system, steps):
     u from the momentum balance of the Gonzalez state equations, so only the
     kinematic rows are violated (by O(h²)).
     """
-    from pyomo_mbdyn.schemes.dnco import discrete_gradient
+    from pyomo_mbdyn.discretization.hamiltonian import discrete_gradient
 
     h = HORIZON / steps
     tau = np.arange(steps + 1) / steps

@@ -132,7 +132,7 @@ def _cmd_run(args):
         return 1
     figures = []
     if args.plot is not None:
-        from .plotting import model_figures
+        from .figures import model_figures
 
         figures = [str(p) for p in model_figures(args.model, model, args.plot)]
     if args.json:

@@ -16,7 +16,7 @@ from PIL import Image
 
 from pyomo_mbdyn.cli import build_parser, main, run_model
 from pyomo_mbdyn.models import MODELS
-from pyomo_mbdyn.plotting import model_figures
+from pyomo_mbdyn.figures import model_figures
 
 #: models whose solve takes seconds, with the steps the test runs them at
 CHEAP = {"sphere": 20, "satellite-spin": 5, "heavy-top": None,  # None: the model's default

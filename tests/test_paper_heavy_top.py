@@ -15,7 +15,8 @@ from pyomo_mbdyn.models import heavy_top as ht
 from pyomo_mbdyn.schemes import scheme_block
 from pyomo_mbdyn.schemes.quaternion import quaternion_state
 from pyomo_mbdyn.simulate import simulate
-from pyomo_mbdyn.simulate.quaternion import QuaternionStepper, QuaternionTop, director_trajectory
+from pyomo_mbdyn.discretization.quaternion import QuaternionTop, director_trajectory
+from pyomo_mbdyn.simulate.quaternion import QuaternionStepper
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from pyomo_mbdyn import plotting
+from pyomo_mbdyn import figures, plotting
 from pyomo_mbdyn.diagnostics import trajectory_table
 from pyomo_mbdyn.errors import ConfigurationError
 from pyomo_mbdyn.mechanics import MultibodySystem, PointMass, Revolute, RigidBody, Spherical
@@ -237,7 +237,7 @@ def arm_model(motion):
 
 
 def test_model_figures_generic_set(arm_model, tmp_path):
-    paths = plotting.model_figures("arm", arm_model, tmp_path / "figs")
+    paths = figures.model_figures("arm", arm_model, tmp_path / "figs")
     assert [p.name for p in paths] == ["arm_snapshots.png", "arm_controls.png", "arm_conservation.png"]
     assert all(p.parent == tmp_path / "figs" for p in paths)
     _assert_pngs(paths)
@@ -248,26 +248,26 @@ def test_model_figures_uses_the_models_hook(arm_model, tmp_path, monkeypatch):
 
     calls = []
 
-    def figures(model, directory):
+    def own_figures(model, directory):
         calls.append(model)
         path = directory / "only.png"
-        plotting._save(plotting.plot_conservation(model.dyn.diagnostics()), path)
+        plotting.plot_conservation(model.dyn.diagnostics()).savefig(path)
         return [path]
 
     module = types.ModuleType("fake_model_module")
-    module.figures = figures
+    module.figures = own_figures
     monkeypatch.setitem(sys.modules, "fake_model_module", module)
     monkeypatch.setitem(MODELS, "fake", ("fake_model_module", "a model with its own figures"))
-    paths = plotting.model_figures("fake", arm_model, tmp_path)
+    paths = figures.model_figures("fake", arm_model, tmp_path)
     assert calls == [arm_model] and [p.name for p in paths] == ["only.png"]
     _assert_pngs(paths)
     module.figures = lambda model, directory: [directory / "missing.png"]
     with pytest.raises(ConfigurationError, match="did not write"):
-        plotting.model_figures("fake", arm_model, tmp_path)
+        figures.model_figures("fake", arm_model, tmp_path)
 
 
 def test_model_figures_rejects_bad_input(arm_model, tmp_path):
     with pytest.raises(ConfigurationError, match="file-name-safe"):
-        plotting.model_figures("../x", arm_model, tmp_path)
+        figures.model_figures("../x", arm_model, tmp_path)
     with pytest.raises(ConfigurationError, match="no scheme block"):
-        plotting.model_figures("x", object(), tmp_path)
+        figures.model_figures("x", object(), tmp_path)

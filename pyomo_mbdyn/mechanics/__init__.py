@@ -17,6 +17,7 @@ from .joints import (
     Universal,
 )
 from .coordinates import CoordinateSystem
+from .hamiltonian import HamiltonianSystem
 from .linalg import contravariant, hat, rotation_cayley, rotation_exp, sin_cos, trig
 from .system import MultibodySystem
 
@@ -24,6 +25,6 @@ __all__ = [
     "Body", "RigidBody", "PointMass",
     "Joint", "Spherical", "Revolute", "Prismatic", "Cylindrical", "Planar", "Universal",
     "Fixed", "GROUND",
-    "MultibodySystem", "CoordinateSystem",
+    "MultibodySystem", "CoordinateSystem", "HamiltonianSystem",
     "hat", "rotation_exp", "rotation_cayley", "contravariant", "sin_cos", "trig",
 ]

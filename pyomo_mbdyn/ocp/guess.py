@@ -19,7 +19,7 @@ BEM, REM and GC start from corresponding points and reach the same optimum.
 import numpy as np
 
 from ..errors import ConfigurationError
-from ..simulate.discrete import chart, chart_coordinates
+from ..discretization import chart, chart_coordinates
 from ..simulate.stepper import Trajectory
 
 __all__ = ["interpolated_trajectory", "PROFILES"]
@@ -41,7 +41,7 @@ def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profi
     system : MultibodySystem (a tree)
     h, steps : step size and number of steps N
     theta_final : chart coordinates of the final configuration (see
-        :func:`~pyomo_mbdyn.simulate.discrete.chart`)
+        :func:`~pyomo_mbdyn.discretization.chart`)
     q_initial : initial configuration (default ``system.q0``)
     profile : ``"linear"`` or ``"smooth"`` (quintic, rest to rest)
 

@@ -109,13 +109,13 @@ def _input_map(dyn, i, q_mid):
     """The matrix E with ``u_full = -E λ^p / (2w)``: B (bem), B P (rem), B P̃ (gc)."""
     system = dyn.system
     if dyn.scheme == "gc":  # at the chart's midpoint q(θ_{k+½}), P̃(θ_{k+½}) = ∂q/∂θ
-        from ..simulate.discrete import _chart_basis, chart
+        from ..discretization import chart, chart_basis
 
         theta = np.array([[pyo.value(dyn.theta[k, j]) for j in dyn.velocities] for k in (i, i + 1)])
         theta_mid = 0.5 * (theta[0] + theta[1])
         q_mid = np.asarray(chart(system, theta_mid, dyn.config.rotation), float)
         B = np.asarray(system.control_matrix(q_mid), float)
-        return B @ np.asarray(_chart_basis(system, theta_mid, dyn.config.rotation), float)
+        return B @ np.asarray(chart_basis(system, theta_mid, dyn.config.rotation), float)
     B = np.asarray(system.control_matrix(q_mid, getattr(dyn.config, "contravariant", True)), float)
     if dyn.scheme == "bem":
         return B

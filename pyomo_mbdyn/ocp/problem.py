@@ -24,7 +24,7 @@ import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
 from ..mechanics.linalg import as_array, matmul
-from ..simulate.discrete import lagrangian_slopes
+from ..discretization import lagrangian_slopes
 
 __all__ = ["OptimalControlProblem"]
 
@@ -108,7 +108,7 @@ class OptimalControlProblem:
     def fix_final_configuration(self, theta):
         """The final configuration ``q_f = q(θ)`` of the system's chart.
 
-        ``θ`` are the chart coordinates (:func:`~pyomo_mbdyn.simulate.discrete.chart`:
+        ``θ`` are the chart coordinates (:func:`~pyomo_mbdyn.discretization.chart`:
         the absolute reparametrisation from ``system.q0``; for a chain of
         revolute joints from the ground, the joint-angle changes from the
         reference configuration).  Each scheme gets its regular form (thesis
@@ -120,7 +120,7 @@ class OptimalControlProblem:
         * ``bem``, ``dmocc_lm``: ``q_N = q_f`` fixed, and ``Φ(q_N) = 0``
           deactivated since ``q_f`` fulfils it (otherwise LICQ fails).
         """
-        from ..simulate.discrete import chart, chart_coordinates
+        from ..discretization import chart, chart_coordinates
 
         dyn, system = self.dyn, self.dyn.system
         N = dyn.config.steps

@@ -4,7 +4,8 @@ from ..errors import ConfigurationError
 from .base import SchemeBlockData
 from .bem import BEMBlock
 from .dmocc import DMOCCBlock, DMOCCLMBlock
-from .dnco import DNCOBlock, HamiltonianSystem
+from ..mechanics.hamiltonian import HamiltonianSystem
+from .dnco import DNCOBlock
 from .gc import GCBlock
 from .quaternion import QuaternionBlock
 from .rem import REMBlock

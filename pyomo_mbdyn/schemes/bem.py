@@ -8,10 +8,10 @@ Thesis §2.3, Eq. (3.21)–(3.23): per interval ``[t_k, t_{k+1}]``
     ν - B(q♯) v_{k+½} = 0                                          joint_rates
 
 with interval multipliers γ_{k,k+1} (``body[b].lam``, ``joint[j].lam``).  The
-equations are those of :func:`pyomo_mbdyn.simulate.discrete.bem_residuals`.
+equations are those of :func:`pyomo_mbdyn.discretization.bem_residuals`.
 """
 
-from ..simulate.discrete import bem_residuals
+from ..discretization import bem_residuals
 from .base import SchemeBlockData, declare_scheme_block
 
 __all__ = ["BEMBlock", "BEMBlockData"]

@@ -4,8 +4,8 @@ DMOCC paper §3 (Leyendecker, Ober-Blöbaum, Marsden, Ortiz): the forced
 constrained discrete Euler–Lagrange equations of the midpoint discrete
 Lagrangian with trapezoidal constraints, as momentum matching at every node.
 Node 0 carries the initial momentum condition ``p⁻_0 = M v_0`` (3.21).  The
-equations are :func:`~pyomo_mbdyn.simulate.discrete.dmocc_lm_residuals` and
-:func:`~pyomo_mbdyn.simulate.discrete.dmocc_residuals`.
+equations are :func:`~pyomo_mbdyn.discretization.dmocc_lm_residuals` and
+:func:`~pyomo_mbdyn.discretization.dmocc_residuals`.
 
 ``dmocc_lm`` (3.6): node configurations and node multipliers λ_k, k < N;
 ``dmocc`` (3.12): the discrete null space method, ``q_{k+1} = F(w_k, q_k)``,
@@ -19,7 +19,7 @@ all earlier increments (dense Jacobians); prefer the lifted form for large N.
 ``"absolute"`` is the paper's absolute reparametrisation
 ``q_k = F(θ_k, q_ref)`` (DMOCC §5.3, used for the satellite and the pitcher):
 node chart coordinates ``theta[k, j]`` (root positions and rotation vectors,
-joint angles; :func:`~pyomo_mbdyn.simulate.discrete.chart`) are the unknowns
+joint angles; :func:`~pyomo_mbdyn.discretization.chart`) are the unknowns
 and ``q_k`` named expressions of ``θ_k`` alone — sparse like the lifted form,
 with the constraints fulfilled exactly like the minimal one, but rotations of
 a free body must stay below 2π from the reference (the rotation vector's
@@ -37,7 +37,7 @@ import numpy as np
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
-from ..simulate.discrete import dmocc_lm_residuals, dmocc_residuals, projected_velocity
+from ..discretization import dmocc_lm_residuals, dmocc_residuals, projected_velocity
 from .base import SchemeBlockData, declare_scheme_block
 
 __all__ = ["DMOCCBlock", "DMOCCLMBlock"]
@@ -118,7 +118,7 @@ class DMOCCBlockData(_VariationalBlockData):
 
     def _absolute_configurations(self):
         """Replace the node configuration variables by q_k = F(θ_k, q_ref)."""
-        from ..simulate.discrete import chart
+        from ..discretization import chart
 
         rotation = self.config.rotation
         self._replace_configurations({
@@ -144,7 +144,7 @@ class DMOCCBlockData(_VariationalBlockData):
         if self.config.configurations == "lifted":
             return super().configuration_values()
         if self.config.configurations == "absolute":
-            from ..simulate.discrete import chart
+            from ..discretization import chart
 
             return np.array([np.asarray(chart(self.system, self.theta_values(k), self.config.rotation), float)
                              for k in self.nodes])
@@ -181,7 +181,7 @@ class DMOCCBlockData(_VariationalBlockData):
         super()._fix_initial_state()
         if self.config.configurations != "absolute":
             return
-        from ..simulate.discrete import chart_coordinates
+        from ..discretization import chart_coordinates
 
         try:
             theta0 = chart_coordinates(self.system, self.q_initial, rotation=self.config.rotation)
@@ -197,7 +197,7 @@ class DMOCCBlockData(_VariationalBlockData):
     def _initialize_scheme(self, trajectory):
         if self.config.configurations != "absolute":
             return super()._initialize_scheme(trajectory)
-        from ..simulate.discrete import chart_coordinates
+        from ..discretization import chart_coordinates
 
         theta = getattr(trajectory, "theta", None)
         if theta is None:  # invert the chart node by node, continuing from the previous node

@@ -7,7 +7,7 @@ Node variables ``theta[k, j]`` and ``vt[k, j]``; the redundant ``q``, ``v`` of
 every body follow from the chart (``body[b].chart``, ``body[b].chart_velocity``)
 so that diagnostics and boundary conditions read the same variables as in the
 other schemes.  The equations are those of
-:func:`~pyomo_mbdyn.simulate.discrete.gc_residuals`; neither energy nor
+:func:`~pyomo_mbdyn.discretization.gc_residuals`; neither energy nor
 momentum consistent.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
-from ..simulate.discrete import chart_coordinates, chart_velocity, gc_residuals
+from ..discretization import chart_coordinates, chart_velocity, gc_residuals
 from .base import SchemeBlockData, declare_scheme_block
 
 __all__ = ["GCBlock"]

@@ -15,7 +15,7 @@ import pyomo.environ as pyo
 from scipy.spatial.transform import Rotation
 
 from ..errors import ConfigurationError
-from ..simulate.quaternion import QuaternionTop, director_trajectory, quaternion_residuals
+from ..discretization.quaternion import QuaternionTop, director_trajectory, quaternion_residuals
 from .base import SchemeBlockData, declare_scheme_block
 
 __all__ = ["QuaternionBlock", "quaternion_state"]

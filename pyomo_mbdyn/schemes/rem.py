@@ -11,12 +11,12 @@ and model size is linear in N:
     P(q_{k+½})ᵀ{M(v_{k+1} - v_k) + h Bᵀ K ν + h ∇V} + h u = 0 momentum_balance
     ν - B(q♯) v_{k+½} = 0                                     joint_rates
 
-The equations are those of :func:`pyomo_mbdyn.simulate.discrete.rem_residuals`.
+The equations are those of :func:`pyomo_mbdyn.discretization.rem_residuals`.
 """
 
 import pyomo.environ as pyo
 
-from ..simulate.discrete import rem_residuals
+from ..discretization import rem_residuals
 from .base import SchemeBlockData, declare_scheme_block
 
 __all__ = ["REMBlock", "REMBlockData"]

@@ -1,12 +1,10 @@
 """Forward dynamics: time stepping of the discrete schemes, Udwadia–Kalaba
 reference dynamics and tracking control, recursive chain dynamics."""
 
-from .discrete import bem_residuals, rem_residuals
 from .recursive import Chain, ChainBody, ChainJoint, lq_sweep
 from .stepper import SimulationError, Stepper, Trajectory, check_initial_state, simulate
 from .udwadia_kalaba import UdwadiaKalabaSystem, gauss_problem, integrate, uk_accelerations
 
 __all__ = ["Stepper", "Trajectory", "SimulationError", "simulate", "check_initial_state",
-           "bem_residuals", "rem_residuals",
            "UdwadiaKalabaSystem", "uk_accelerations", "integrate", "gauss_problem",
            "Chain", "ChainBody", "ChainJoint", "lq_sweep"]

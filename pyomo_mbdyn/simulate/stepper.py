@@ -1,6 +1,6 @@
 """Forward simulation: a Newton stepper on the schemes' own discrete equations.
 
-The residuals of :mod:`pyomo_mbdyn.simulate.discrete` are evaluated once with
+The residuals of :mod:`pyomo_mbdyn.discretization` are evaluated once with
 CasADi symbols, giving a compiled residual and its exact Jacobian; each time
 step is then a dense Newton solve (numpy/LAPACK).  The Pyomo scheme blocks
 solve the very same equations through ``SolverFactory``.
@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ConfigurationError, MbdynError
-from .discrete import (
-    SCHEME_UNKNOWNS,
+from ..discretization import (
     bem_residuals,
     chart,
     chart_coordinates,
@@ -27,6 +26,14 @@ from .discrete import (
 __all__ = ["Stepper", "Trajectory", "SimulationError", "simulate"]
 
 STEPPER_SCHEMES = ("bem", "rem", "dmocc", "dmocc_lm", "gc")
+#: Unknowns of one step of each scheme, in the stepper's order, with their sizes.
+SCHEME_UNKNOWNS = {
+    "bem": (("q", "n"), ("v", "n"), ("lam", "m"), ("nu", "dof")),
+    "rem": (("w", "dof"), ("q", "n"), ("v", "n"), ("nu", "dof")),
+    "dmocc_lm": (("q", "n"), ("lam", "m")),
+    "dmocc": (("w", "dof"), ("q", "n")),
+    "gc": (("theta", "dof"), ("vt", "dof")),
+}
 VARIATIONAL = ("dmocc", "dmocc_lm")
 
 

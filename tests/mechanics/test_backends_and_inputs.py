@@ -19,8 +19,8 @@ from pyomo_mbdyn.mechanics import (
     rotation_exp,
 )
 from pyomo_mbdyn.mechanics.linalg import axis_rotation, contravariant, is_unit_axis, trig
-from pyomo_mbdyn.simulate.discrete import chart, chart_coordinates
-from pyomo_mbdyn.simulate.jets import Jet
+from pyomo_mbdyn.discretization import chart, chart_coordinates
+from pyomo_mbdyn.discretization.jets import Jet
 
 from systems import JOINT_TYPES, admissible, chain
 

@@ -113,7 +113,7 @@ def test_absolute_form_unknowns_are_the_node_chart_coordinates():
     dof, n_act = system.n_velocities, len(system.actuated)
     assert len(free) == steps * (dof + n_act) and len(rows) == steps * dof
     # θ_0 is the chart inverse of q0; the increments are chart differences
-    from pyomo_mbdyn.simulate.discrete import chart
+    from pyomo_mbdyn.discretization import chart
 
     np.testing.assert_allclose(np.asarray(chart(system, m.dyn.theta_values(0)), float), q0, atol=1e-12)
     m.dyn.theta[1, system.velocities[0]].value = 0.25

@@ -19,8 +19,11 @@ from pyomo_mbdyn.errors import ConfigurationError, StructuralError
 from pyomo_mbdyn.mechanics.linalg import elementwise
 from pyomo_mbdyn.models import particle, pendulum, three_link_arm_dnco
 from pyomo_mbdyn.schemes import scheme_block
-from pyomo_mbdyn.schemes.dnco import (GUARD, DNCOBlock, HamiltonianSystem, costate_residual, discrete_gradient,
-                                      discrete_hessian, expression_value, parse_scheme, state_residual)
+from pyomo_mbdyn.discretization.hamiltonian import (GUARD, costate_residual, discrete_gradient, discrete_hessian,
+                                                   state_residual)
+from pyomo_mbdyn.mechanics import HamiltonianSystem
+from pyomo_mbdyn.schemes.dnco import DNCOBlock, parse_scheme
+from pyomo_mbdyn.schemes.structure import expression_value
 from pyomo_mbdyn.solvers import get_solver
 
 SYSTEMS = {"pendulum": pendulum.build_system(), "particle": particle.build_system(),
@@ -240,7 +243,7 @@ def test_non_square_system_fails_the_structural_check(free):
 
 def test_structurally_singular_square_system_names_equations():
     """Square counts, but two equations in the same single unknown: no perfect matching."""
-    from pyomo_mbdyn.schemes.dnco import check_structure
+    from pyomo_mbdyn.schemes.structure import check_structure
 
     m = pendulum.build("dnco", 5)
     m.dyn.q[5, "q"].unfix()

@@ -1,0 +1,94 @@
+"""Step equations of the energy-momentum schemes BEM and REM (thesis §2.3–2.4).
+
+Pure functions giving the residuals of one time step ``[t_k, t_{k+1}]`` for
+any :class:`~pyomo_mbdyn.mechanics.MultibodySystem`, over arrays of floats,
+Pyomo variables or CasADi symbols: the Newton stepper of
+:mod:`pyomo_mbdyn.simulate.stepper` and the Pyomo blocks of
+:mod:`pyomo_mbdyn.schemes` solve the very same equations.
+
+Notation: ``q_{k+½} = (q_k + q_{k+1})/2``, ``v_{k+½}`` likewise;
+``G = G(q_{k+½})``; ``B = B(q♯_{k+½})`` the contravariant control matrix;
+``K`` the Rayleigh friction coefficients; ``u`` the interval controls (zero on
+unactuated coordinates) entering as ``M v̇ + ∇V + Gᵀγ + Bᵀ(Kν + u) = 0``.
+"""
+
+import numpy as np
+
+from ..mechanics.linalg import as_array, matmul, shared_array
+from .common import efforts, full_controls, midpoint
+
+__all__ = ["joint_rates", "bem_residuals", "rem_residuals"]
+
+
+def joint_rates(system, q0, q1, v0, v1, contravariant=True):
+    """``ν_{k,k+1} = B(q♯_{k+½}) v_{k+½}`` (the discrete generalised velocity)."""
+    return matmul(system.control_matrix(midpoint(q0, q1), contravariant), midpoint(v0, v1))
+
+
+def bem_residuals(system, h, q0, v0, q1, v1, lam, nu, u, contravariant=True):
+    """Residuals of one step of the basic energy-momentum scheme (thesis Eq. 3.21–3.23).
+
+    Returns a dict of arrays:
+
+    ``kinematics``        q_{k+1} - q_k - h v_{k+½}                          (n)
+    ``momentum_balance``  M (v_{k+1} - v_k) + h [Gᵀγ + Bᵀ(Kν + u) + ∇V]       (n)
+    ``constraint``        Φ(q_{k+1})                                         (m)
+    ``joint_rates``       ν - B v_{k+½}                                      (dof)
+
+    ``lam`` are the interval multipliers γ_{k,k+1} (ordered as
+    ``system.constraint_labels()``), ``nu`` the interval joint rates and ``u``
+    the actuated controls.
+    """
+    q0, v0, q1, v1 = as_array(q0), as_array(v0), as_array(q1), as_array(v1)
+    lam, nu = as_array(lam), as_array(nu)
+    q_mid, v_mid = midpoint(q0, q1), midpoint(v0, v1)
+    G = system.constraint_jacobian(q_mid)
+    B = system.control_matrix(q_mid, contravariant)
+    M = np.diag(system.mass_matrix())
+    force = as_array(matmul(G.T, lam) + matmul(B.T, efforts(system, nu, full_controls(system, u)))
+                     + system.potential_gradient())
+    return {
+        "kinematics": as_array(q1 - q0 - v_mid * h),
+        "momentum_balance": as_array(M * (v1 - v0) + force * h),
+        "constraint": system.constraints(q1),
+        "joint_rates": as_array(nu - matmul(B, v_mid)),
+    }
+
+
+def rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation="exp"):
+    """Residuals of one step of the reduced energy-momentum scheme (thesis Eq. 3.34).
+
+    The discrete null space method with the relative nodal reparametrisation
+    ``q_{k+1} = F(w, q_k)``; configurations and velocities are kept as
+    (lifted) unknowns, so the Jacobians stay sparse:
+
+    ``reparametrisation``  q_{k+1} - F(w, q_k)                                 (n)
+    ``kinematics``         q_{k+1} - q_k - h v_{k+½}                           (n)
+    ``momentum_balance``   P(q_{k+½})ᵀ{M(v_{k+1} - v_k) + h Bᵀ K ν + h ∇V} + h u (dof)
+    ``joint_rates``        ν - B v_{k+½}                                       (dof)
+
+    The controls enter with the identity since ``P(q_{k+½})ᵀ B(q♯)ᵀ = I`` for a
+    :class:`~pyomo_mbdyn.mechanics.MultibodySystem`; systems whose input rows
+    are not dual to their null space (``inputs_dual_to_null_space = False``,
+    e.g. a :class:`~pyomo_mbdyn.mechanics.CoordinateSystem`) get
+    ``h P(q_{k+½})ᵀ Bᵀ u`` instead.
+    """
+    q0, v0, q1, v1 = as_array(q0), as_array(v0), as_array(q1), as_array(v1)
+    w, nu = as_array(w), as_array(nu)
+    q_mid, v_mid = midpoint(q0, q1), midpoint(v0, v1)
+    P = system.null_space(q_mid)
+    B = system.control_matrix(q_mid)
+    M = np.diag(system.mass_matrix())
+    friction = efforts(system, nu, [0.0] * system.n_velocities)
+    inner = shared_array(M * (v1 - v0) + (matmul(B.T, friction) + system.potential_gradient()) * h)
+    u_full = as_array(np.array(full_controls(system, u), dtype=object))
+    if getattr(system, "inputs_dual_to_null_space", True):
+        reduced_u = u_full
+    else:
+        reduced_u = matmul(P.T, matmul(B.T, u_full))
+    return {
+        "reparametrisation": as_array(q1 - system.reparametrise(w, q0, rotation)),
+        "kinematics": as_array(q1 - q0 - v_mid * h),
+        "momentum_balance": as_array(matmul(P.T, inner) + reduced_u * h),
+        "joint_rates": as_array(nu - matmul(B, v_mid)),
+    }

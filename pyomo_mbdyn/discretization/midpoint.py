@@ -1,0 +1,45 @@
+"""Step equations of the midpoint rule in generalised coordinates (GC, thesis §2.5).
+
+The baseline scheme: the chart coordinates θ of :mod:`.charts` with the
+implicit midpoint rule, neither energy nor momentum consistent.
+"""
+
+import numpy as np
+
+from ..mechanics.linalg import as_array, matmul, shared_array
+from .charts import chart_basis, chart_velocity
+from .common import efforts, full_controls, midpoint
+
+__all__ = ["gc_residuals"]
+
+
+def gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation="exp", nu=None):
+    """One step of the midpoint rule in generalised coordinates (thesis Eq. 3.40–3.42).
+
+    ``kinematics``        θ_{k+1} - θ_k - h ṽ_{k+½}                               (dof)
+    ``momentum_balance``  M̃(θ_{k+½})(ṽ_{k+1} - ṽ_k)
+                          + h P̃ᵀ[M Ṗṽ + ∇V + Bᵀ(K ν + u)]                          (dof)
+
+    with ``M̃ = P̃ᵀ M P̃``, all at ``θ_{k+½}, ṽ_{k+½}``, and ``ν = B P̃ ṽ_{k+½}``
+    (= ṽ for chains of revolute and prismatic joints, where ``P̃ᵀBᵀ = I`` and
+    the thesis's ``u + K ṽ`` results).  Neither energy nor momentum consistent.
+    """
+    th0, vt0, th1, vt1 = as_array(th0), as_array(vt0), as_array(th1), as_array(vt1)
+    th_mid, vt_mid = midpoint(th0, th1), midpoint(vt0, vt1)
+    q_mid, v_mid, a_mid = (shared_array(x) for x in chart_velocity(system, th_mid, vt_mid, rotation))
+    Pt = chart_basis(system, th_mid, rotation)
+    M = np.diag(system.mass_matrix())
+    B = system.control_matrix(q_mid)
+    rates = shared_array(matmul(B, v_mid)) if nu is None else as_array(nu)
+    effort = efforts(system, rates, full_controls(system, u))
+    force = shared_array(M * a_mid + system.potential_gradient() + matmul(B.T, effort))
+    MPt = as_array(M[:, None] * Pt)
+    Mt = matmul(Pt.T, MPt)
+    out = {
+        "kinematics": as_array(th1 - th0 - vt_mid * h),
+        "momentum_balance": as_array(matmul(Mt, as_array(vt1 - vt0)) + matmul(Pt.T, force) * h),
+    }
+    if nu is not None:  # lifted joint rates (the Pyomo block keeps them as variables)
+        out["joint_rates"] = as_array(as_array(nu) - matmul(B, v_mid))
+    return out
+

@@ -1,0 +1,84 @@
+"""CasADi functions replayed in any backend.
+
+A CasADi ``SX`` function (e.g. symbolic derivatives computed once) is
+evaluated instruction by instruction on numpy arrays of Pyomo expressions or
+numbers; a work value used more than once is passed to
+:func:`~pyomo_mbdyn.mechanics.linalg.shared` (a named Expression while a
+scheme block is being built), so the Pyomo graph keeps CasADi's sharing.
+"""
+
+import numpy as np
+
+from .linalg import elementwise, shared
+
+__all__ = ["backend_of", "replay"]
+
+
+def backend_of(values):
+    kinds = set()
+    for v in values:
+        if isinstance(v, (int, float, np.floating, np.integer)):
+            continue
+        kinds.add("casadi" if type(v).__module__.startswith("casadi") else "pyomo")
+    if "casadi" in kinds and "pyomo" in kinds:
+        raise TypeError("cannot mix CasADi and Pyomo expressions in one formula")
+    return kinds.pop() if kinds else "float"
+
+
+_UNARY = {}
+_BINARY = {}
+
+
+def _tables():
+    import casadi as ca
+
+    if _UNARY:
+        return
+    for name in ("exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh"):
+        _UNARY[getattr(ca, "OP_" + name.upper())] = lambda a, name=name: elementwise(name, a)
+    _UNARY.update({ca.OP_ASSIGN: lambda a: a, ca.OP_NEG: lambda a: -a, ca.OP_SQ: lambda a: a * a,
+                   ca.OP_TWICE: lambda a: 2 * a, ca.OP_INV: lambda a: 1 / a})
+    _BINARY.update({ca.OP_ADD: lambda a, b: a + b, ca.OP_SUB: lambda a, b: a - b,
+                    ca.OP_MUL: lambda a, b: a * b, ca.OP_DIV: lambda a, b: a / b,
+                    ca.OP_POW: lambda a, b: a**b, ca.OP_CONSTPOW: lambda a, b: a**b})
+
+
+def replay(fun, args):
+    """Evaluate the SX function ``fun`` on arrays of Pyomo expressions (or numbers).
+
+    Walks CasADi's instruction list; a work value used more than once is passed
+    to :func:`~pyomo_mbdyn.mechanics.linalg.shared` (a named Expression while a
+    block is being built).
+    """
+    import casadi as ca
+
+    _tables()
+    n = fun.n_instructions()
+    uses = {}
+    for k in range(n):
+        if fun.instruction_id(k) not in (ca.OP_CONST, ca.OP_INPUT):
+            for i in fun.instruction_input(k):
+                uses[i] = uses.get(i, 0) + 1
+    outputs = [np.zeros(fun.nnz_out(j), dtype=object) for j in range(fun.n_out())]
+    work = {}
+    for k in range(n):
+        op, out = fun.instruction_id(k), fun.instruction_output(k)
+        ins = fun.instruction_input(k)
+        if op == ca.OP_CONST:
+            work[out[0]] = float(fun.instruction_constant(k))
+            continue
+        if op == ca.OP_INPUT:
+            work[out[0]] = args[ins[0]][ins[1]]
+            continue
+        if op == ca.OP_OUTPUT:
+            outputs[out[0]][out[1]] = work[ins[0]]
+            continue
+        if op in _UNARY:
+            value = _UNARY[op](work[ins[0]])
+        elif op in _BINARY:
+            value = _BINARY[op](work[ins[0]], work[ins[1]])
+        else:
+            raise NotImplementedError(f"CasADi operation {op} has no Pyomo counterpart here")
+        work[out[0]] = shared(value) if uses.get(out[0], 0) > 1 else value
+    return outputs
+
