@@ -100,10 +100,12 @@ def build(scheme="bem", steps=STEPS):
 
     from pyomo_mbdyn.errors import ConfigurationError
     from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
-    from pyomo_mbdyn.schemes import scheme_block
+    from pyomo_mbdyn.schemes import scheme_block, scheme_names
 
-    if scheme not in ("bem", "rem", "gc"):
-        raise ConfigurationError(f"crane: scheme {scheme!r} not offered; use bem, rem or gc")
+    # the crane is a CoordinateSystem (inputs not dual to its null space)
+    offered = scheme_names(optimal_control=True, coordinate_systems=True)
+    if scheme not in offered:
+        raise ConfigurationError(f"crane: scheme {scheme!r} not offered; use one of {offered}")
     system = build_system()
     m = pyo.ConcreteModel("crane")
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON)

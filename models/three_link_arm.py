@@ -105,7 +105,7 @@ def build(scheme="rem", steps=None, case="free"):
 
     from pyomo_mbdyn.errors import ConfigurationError
     from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
-    from pyomo_mbdyn.schemes import scheme_block
+    from pyomo_mbdyn.schemes import record, scheme_block, scheme_names
 
     if scheme.startswith(("dnco", "direct-")):
         from pyomo_mbdyn.models import three_link_arm_dnco
@@ -115,9 +115,9 @@ def build(scheme="rem", steps=None, case="free"):
     steps = STEPS if steps is None else steps
     if case not in CASES:
         raise ConfigurationError(f"three-link-arm: unknown case {case!r}; choose from {CASES}")
-    if scheme not in ("bem", "rem", "gc", "dmocc", "dmocc_lm"):
-        raise ConfigurationError(f"three-link-arm: scheme {scheme!r} not offered; "
-                                 "use bem, rem, gc, dmocc, dmocc_lm or dnco")
+    if not record(scheme).optimal_control:
+        raise ConfigurationError(f"three-link-arm: scheme {scheme!r} not offered; use one of "
+                                 f"{scheme_names(optimal_control=True)} or dnco")
     system = build_system(DAMPING if case == "damped" else 0.0)
     m = pyo.ConcreteModel("three-link-arm")
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON)

@@ -131,7 +131,8 @@ def build(scheme="dnco", steps=STEPS, warm_start=None):
         guess = dnco_model(system, "direct-gonzalez", steps, HORIZON, **options)
         guess.dyn.initialize_from(x=x, u=u)
         get_solver(model=guess).solve(guess)
-        _, x, u, _ = guess.dyn.arrays()
+        trajectory = guess.dyn.trajectory()
+        x, u = np.hstack([trajectory.q, trajectory.p]), trajectory.u
         m.dyn.initialize_from(x=x, u=u, lam=costates_from_duals(guess.dyn) if hasattr(m.dyn, "lam_q") else None)
     return m
 

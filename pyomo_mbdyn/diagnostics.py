@@ -54,6 +54,6 @@ def conservation_table(system, h, q, v, nu, u):
 
 
 def trajectory_table(trajectory):
-    """:func:`conservation_table` of a :class:`~pyomo_mbdyn.simulate.Trajectory`."""
+    """:func:`conservation_table` of a :class:`~pyomo_mbdyn.trajectory.Trajectory`."""
     t = trajectory
     return conservation_table(t.system, t.h, t.q, t.v, t.nu, t.u)

@@ -37,7 +37,7 @@ def model_figures(model_name, model, directory):
     if not isinstance(model_name, str) or not model_name or any(c in model_name for c in "/\\"):
         raise ConfigurationError(f"model_name must be a non-empty file-name-safe string, got {model_name!r}")
     dyn = getattr(model, "dyn", None)
-    if dyn is None or not (hasattr(dyn, "trajectory_arrays") or hasattr(dyn, "interval_table")):
+    if dyn is None or not callable(getattr(dyn, "trajectory", None)) or getattr(dyn, "record", None) is None:
         raise ConfigurationError(f"model {model_name!r} has no scheme block model.dyn to draw")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -51,10 +51,11 @@ def model_figures(model_name, model, directory):
             if missing:
                 raise ConfigurationError(f"figures hook of {model_name!r} did not write {missing}")
             return paths
-    if not hasattr(dyn, "trajectory_arrays"):  # a dnco block (Hamiltonian system)
-        return _dnco_figures(model_name, dyn, directory)
+    if dyn.record.system == "hamiltonian":
+        return _hamiltonian_figures(model_name, dyn, directory)
     
-    t, q, _, u, _ = dyn.trajectory_arrays()
+    trajectory = dyn.trajectory()
+    t, q, u = trajectory.t, trajectory.q, trajectory.u
     system = dyn.system
     paths = []
     if isinstance(system, MultibodySystem):
@@ -71,12 +72,12 @@ def model_figures(model_name, model, directory):
     return paths
 
 
-def _dnco_figures(model_name, dyn, directory):
+def _hamiltonian_figures(model_name, dyn, directory):
     """coordinates, controls, energy (T + V + W) and, for the indirect method, H^d."""
-    t, x, u, lam = dyn.arrays()
+    trajectory = dyn.trajectory()
+    t, q, u, lam = trajectory.t, trajectory.q, trajectory.u, trajectory.costates
     names = list(dyn.system.names)
-    n = len(names)
-    paths = [_save(plotting.plot_coordinates(t, x[:, :n], names).figure, directory / f"{model_name}_coordinates.png"),
+    paths = [_save(plotting.plot_coordinates(t, q, names).figure, directory / f"{model_name}_coordinates.png"),
              _save(plotting.plot_controls(t, u, names).figure, directory / f"{model_name}_controls.png"),
              _save(plotting.plot_conservation(dyn.diagnostics()), directory / f"{model_name}_conservation.png")]
     if lam is not None:

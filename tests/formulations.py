@@ -24,8 +24,10 @@ def cost(model):
 def assert_same_optimum(a, b, cost_rtol=1e-8, tol=1e-6):
     """Costs equal to ``cost_rtol`` (relative), q and v to ``tol``, u to ``tol`` relative."""
     assert abs(cost(a) - cost(b)) < cost_rtol * cost(b)
-    _, qa, va, ua, _ = a.dyn.trajectory_arrays()
-    _, qb, vb, ub, _ = b.dyn.trajectory_arrays()
+    tr_a = a.dyn.trajectory()
+    qa, va, ua = tr_a.q, tr_a.v, tr_a.u
+    tr_b = b.dyn.trajectory()
+    qb, vb, ub = tr_b.q, tr_b.v, tr_b.u
     assert np.abs(qa - qb).max() < tol and np.abs(va - vb).max() < tol
     assert np.abs(ua - ub).max() < tol * np.abs(ub).max()
 
@@ -34,7 +36,8 @@ def assert_multipliers_consistent(bem, rem):
     """Thesis §2.12 on solved BEM and REM blocks: the control equation gives back u
     from λᵖ, λ^BEM = P λ^REM, λ^REM = B λ^BEM, and G(q_mid) λ^BEM = 0."""
     for dyn in (bem, rem):
-        _, _, _, u, _ = dyn.trajectory_arrays()
+        tr_dyn = dyn.trajectory()
+        u = tr_dyn.u
         assert np.abs(multipliers.controls_from_multipliers(dyn) - u).max() < 1e-8 * np.abs(u).max()
     lam_bem, lam_rem = multipliers.momentum_multipliers(bem), multipliers.momentum_multipliers(rem)
     scale = np.abs(lam_bem).max()

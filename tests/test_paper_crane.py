@@ -32,7 +32,8 @@ def test_bem_equals_rem(solved):
 def test_solutions_are_physical_and_reach_the_target(solved):
     """Rope length r β > 0 and load below the trolley (z > 0) at every node (spec §7.6)."""
     for scheme, m in solved.items():
-        _, q, v, _, _ = m.dyn.trajectory_arrays()
+        tr_m = m.dyn.trajectory()
+        q, v = tr_m.q, tr_m.v
         assert q[:, 1].min() > 0 and q[:, 3].min() > 0, scheme
         np.testing.assert_allclose(q[-1], crane.QF, atol=1e-9, err_msg=scheme)
         assert np.abs(v[-1]).max() < 1e-9, scheme

@@ -45,7 +45,8 @@ def test_indirect_discrete_hamiltonian_is_constant(steps):
 
 def test_solution_satisfies_the_control_equation_and_boundary_data():
     m = solved("particle", "dnco", 20)
-    t, x, u, lam = m.dyn.arrays()
+    tr = m.dyn.trajectory()
+    t, x, u, lam = tr.t, np.hstack([tr.q, tr.p]), tr.u, tr.costates
     np.testing.assert_allclose(u, -lam[:, 3:], atol=1e-12)
     np.testing.assert_allclose(x[0], [1, 0, 0, 0, 1, 0], atol=0)
     np.testing.assert_allclose(x[-1], [0, 0, 1.5, 0, -1, 0], atol=0)

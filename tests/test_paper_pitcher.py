@@ -60,7 +60,8 @@ def test_angular_momentum_about_e3_changes_only_through_the_torso_torque(seed):
 def test_throw_optimum():
     m = pitcher.build()
     solve(m, "casadi_ipopt", options={"max_iter": 3000})
-    _, q, _, u, _ = m.dyn.trajectory_arrays()
+    tr_m = m.dyn.trajectory()
+    q, u = tr_m.q, tr_m.u
     hand = np.asarray(pitcher.hand_position(m.dyn.system, q[-1]), float)
     assert hand[1] >= -1e-8 and hand[2] >= -1e-8
     assert pyo.value(m.ocp.hand_momentum) > 10.0

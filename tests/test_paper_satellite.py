@@ -175,6 +175,8 @@ def test_lifted_relative_form_reaches_the_same_optimum(three_rotors):
     lifted = solve(satellite.build(configurations="lifted", exclude_half_turns=False))
     J_abs, J_lift = (pyo.value(m.ocp.control_effort) for m in (three_rotors, lifted))
     assert abs(J_lift - J_abs) < 1e-7 * J_abs
-    _, qa, _, ua, _ = three_rotors.dyn.trajectory_arrays()
-    _, ql, _, ul, _ = lifted.dyn.trajectory_arrays()
+    tr_three = three_rotors.dyn.trajectory()
+    qa, ua = tr_three.q, tr_three.u
+    tr_lifted = lifted.dyn.trajectory()
+    ql, ul = tr_lifted.q, tr_lifted.u
     assert np.abs(qa - ql).max() < 1e-5 and np.abs(ua - ul).max() < 1e-5 * np.abs(ua).max()

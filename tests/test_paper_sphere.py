@@ -47,7 +47,8 @@ def test_rest_to_rest_and_momentum_consistency(solved):
     L = table[["Lx", "Ly", "Lz"]].to_numpy()
     assert np.abs(L[0]).max() < 1e-9 and np.abs(L[-1]).max() < 1e-6
     assert table["T"].iloc[0] == 0 and table["T"].iloc[-1] < 1e-10
-    _, q, _, u, _ = m.dyn.trajectory_arrays()
+    tr_m = m.dyn.trajectory()
+    q, u = tr_m.q, tr_m.u
     h = m.dyn.h
     for n in range(1, m.dyn.config.steps - 1):
         tau = -u[n]
@@ -75,8 +76,10 @@ def test_lifted_form_reaches_the_same_optimum(solved):
     assert opt.solve(lifted).solver.termination_condition == pyo.TerminationCondition.optimal
     J, J_lifted = pyo.value(m.ocp.control_effort), pyo.value(lifted.ocp.control_effort)
     assert abs(J - J_lifted) < 1e-8 * J
-    _, q, _, u, _ = m.dyn.trajectory_arrays()
-    _, q_l, _, u_l, _ = lifted.dyn.trajectory_arrays()
+    tr_m = m.dyn.trajectory()
+    q, u = tr_m.q, tr_m.u
+    tr_lifted = lifted.dyn.trajectory()
+    q_l, u_l = tr_lifted.q, tr_lifted.u
     assert np.abs(q - q_l).max() < 1e-6 and np.abs(u - u_l).max() < 1e-6 * np.abs(u).max()
 
 

@@ -36,7 +36,8 @@ def test_bem_and_rem_optima_coincide(free):
 
 def test_final_state_is_reached(free):
     for scheme, m in free.items():
-        _, q, v, _, nu = m.dyn.trajectory_arrays()
+        tr_m = m.dyn.trajectory()
+        q, v, nu = tr_m.q, tr_m.v, tr_m.nu
         np.testing.assert_allclose(arm.joint_angles(q[-1]), arm.ALPHAF, atol=1e-9, err_msg=scheme)
         B = np.asarray(m.dyn.system.control_matrix(q[-1]), float)
         assert np.abs(B @ v[-1]).max() < 1e-9, scheme
@@ -50,7 +51,8 @@ def test_multipliers_of_bem_and_rem(free):
 
 
 def test_gc_controls_from_multipliers(free):
-    _, _, _, u, _ = free["gc"].dyn.trajectory_arrays()
+    tr_free = free["gc"].dyn.trajectory()
+    u = tr_free.u
     assert np.abs(multipliers.controls_from_multipliers(free["gc"].dyn) - u).max() < 1e-8 * np.abs(u).max()
 
 
@@ -74,7 +76,8 @@ def test_gc_optimum_is_close_but_different(free):
 
 def test_bounded_case_keeps_u3_nonnegative_and_costs_more(free):
     m = solve("rem", "bounded")
-    _, _, _, u, _ = m.dyn.trajectory_arrays()
+    tr_m = m.dyn.trajectory()
+    u = tr_m.u
     assert u[:, 2].min() > -1e-8
     assert cost(m) > cost(free["rem"])
     table = m.dyn.diagnostics()

@@ -182,7 +182,8 @@ def test_from_block_reads_the_block(arm_model, tmp_path):
     dyn = arm_model.dyn
     traj = SolvedTrajectory.from_block(dyn, solver="casadi_ipopt", status="optimal", objective=None,
                                        iterations=np.int64(7), extras={"lam": np.arange(6.0).reshape(2, 3)})
-    t, q, v, u, nu = dyn.trajectory_arrays()
+    tr_dyn = dyn.trajectory()
+    t, q, v, u, nu = tr_dyn.t, tr_dyn.q, tr_dyn.v, tr_dyn.u, tr_dyn.nu
     for mine, theirs in ((traj.t, t), (traj.q, q), (traj.v, v), (traj.u, u), (traj.nu, nu)):
         _same_bits(mine, theirs)
     np.testing.assert_array_equal(traj.u[:, 0], [0.0, 0.5, 1.0])

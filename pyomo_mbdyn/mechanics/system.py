@@ -39,6 +39,17 @@ from .linalg import as_array, dependent_rows, matmul, shared_array
 __all__ = ["MultibodySystem"]
 
 
+def coordinate_names(body):
+    """Names of a body's coordinates: ``x, y, z`` and, for a rigid body, ``d1x, …, d3z``
+    (a coordinate group of a :class:`~pyomo_mbdyn.mechanics.CoordinateSystem` names its own)."""
+    if hasattr(body, "coordinate_names"):
+        return list(body.coordinate_names)
+    names = ["x", "y", "z"]
+    if body.has_orientation:
+        names += [f"d{i}{c}" for i in (1, 2, 3) for c in "xyz"]
+    return names
+
+
 def _vstack(blocks, ncols):
     """Stack 2-D blocks (each ``(rows_i, ncols)``), also when ``ncols == 0``."""
     blocks = [np.asarray(b, dtype=object) for b in blocks]

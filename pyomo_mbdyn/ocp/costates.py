@@ -76,7 +76,7 @@ def costates(block):
     """The block's discrete costates (N, 2n): variables (indirect) or duals (direct)."""
     _check_block(block)
     if block.config.method == "indirect":
-        return block.arrays()[3]
+        return block.trajectory().costates
     return costates_from_duals(block)
 
 

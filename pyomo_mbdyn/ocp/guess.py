@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import ConfigurationError
 from ..discretization import chart, chart_coordinates
-from ..simulate.stepper import Trajectory
+from ..trajectory import Trajectory
 
 __all__ = ["interpolated_trajectory", "PROFILES"]
 
@@ -34,7 +34,7 @@ PROFILES = {
 
 def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profile="smooth",
                             contravariant=True):
-    """A :class:`~pyomo_mbdyn.simulate.stepper.Trajectory` interpolating the chart.
+    """A :class:`~pyomo_mbdyn.trajectory.Trajectory` interpolating the chart.
 
     Parameters
     ----------
@@ -82,5 +82,7 @@ def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profi
         A = np.hstack([G.T, B.T[:, act]])
         x = np.linalg.lstsq(A, rhs, rcond=None)[0]
         lam[k], u[k] = x[:m], x[m:]
-    return Trajectory(system=system, scheme="guess", h=h, t=h * np.arange(N + 1), q=q, v=v, u=u,
-                      nu=nu, lam=lam, w=np.diff(theta, axis=0), contravariant=contravariant)
+    return Trajectory.of_system(system, h * np.arange(N + 1), q, v, u, nu,
+                                {"scheme": "guess", "h": h, "steps": N, "horizon": h * N,
+                                 "contravariant": contravariant},
+                                lam=lam, w=np.diff(theta, axis=0))

@@ -53,22 +53,32 @@ def _value(dual, con):
     return -dual[con]
 
 
-def momentum_multipliers(dyn):
-    """λ^p per interval: (N, n) for bem (one per coordinate), (N, dof) for rem and gc.
+def _multiplier_map(dyn):
+    """The record's ``multipliers`` entry, or a clear error naming the schemes that have one."""
+    from ..discretization.registry import SCHEMES
 
-    Rows: ``body[b].momentum_balance[k, c]`` (bem) or ``momentum_balance[k, j]``
-    (rem, gc), with the sign convention of the module docstring.
+    form = dyn.record.multipliers
+    if form is None:
+        have = [name for name, rec in SCHEMES.items() if rec.multipliers]
+        raise ConfigurationError(f"momentum multipliers are defined for {have}, not {dyn.scheme!r}")
+    return form
+
+
+def momentum_multipliers(dyn):
+    """λ^p per interval: (N, n) where the record's ``multipliers`` is ``"redundant"``
+    (bem: one per coordinate, rows ``body[b].momentum_balance[k, c]``), (N, dof)
+    where it is ``"reduced"`` or ``"chart"`` (rem, gc: rows
+    ``momentum_balance[k, j]``), with the sign convention of the module docstring.
     """
+    form = _multiplier_map(dyn)
     dual = _dual_suffix(dyn)
     N = dyn.config.steps
-    if dyn.scheme == "bem":
+    if form == "redundant":
         index = dyn._coordinate_index()
         return np.array([[_value(dual, dyn.body[b].momentum_balance[i, c]) for b, c in index]
                          for i in range(N)])
-    if dyn.scheme in ("rem", "gc"):
-        return np.array([[_value(dual, dyn.momentum_balance[i, j]) for j in dyn.velocities]
-                         for i in range(N)])
-    raise ConfigurationError(f"momentum multipliers are defined for bem, rem and gc, not {dyn.scheme!r}")
+    return np.array([[_value(dual, dyn.momentum_balance[i, j]) for j in dyn.velocities]
+                     for i in range(N)])
 
 
 def _midpoints(dyn):
@@ -92,7 +102,7 @@ def rem_from_bem(dyn, lam_bem):
     out = []
     for q_mid, lam in zip(_midpoints(dyn), np.asarray(lam_bem, float)):
         if _dual_to_null_space(dyn):
-            out.append(np.asarray(dyn.system.control_matrix(q_mid, dyn.config.contravariant), float) @ lam)
+            out.append(np.asarray(dyn.system.control_matrix(q_mid, dyn.contravariant), float) @ lam)
         else:
             P = np.asarray(dyn.system.null_space(q_mid), float)
             out.append(np.linalg.lstsq(P, lam, rcond=None)[0])
@@ -106,20 +116,20 @@ def bem_from_rem(dyn, lam_rem):
 
 
 def _input_map(dyn, i, q_mid):
-    """The matrix E with ``u_full = -E λ^p / (2w)``: B (bem), B P (rem), B P̃ (gc)."""
-    system = dyn.system
-    if dyn.scheme == "gc":  # at the chart's midpoint q(θ_{k+½}), P̃(θ_{k+½}) = ∂q/∂θ
+    """The matrix E with ``u_full = -E λ^p / (2w)``: B (redundant), B P (reduced), B P̃ (chart)."""
+    system, form = dyn.system, _multiplier_map(dyn)
+    if form == "chart":  # at the chart's midpoint q(θ_{k+½}), P̃(θ_{k+½}) = ∂q/∂θ
         from ..discretization import chart, chart_basis
 
         theta = np.array([[pyo.value(dyn.theta[k, j]) for j in dyn.velocities] for k in (i, i + 1)])
         theta_mid = 0.5 * (theta[0] + theta[1])
-        q_mid = np.asarray(chart(system, theta_mid, dyn.config.rotation), float)
+        q_mid = np.asarray(chart(system, theta_mid, dyn.rotation), float)
         B = np.asarray(system.control_matrix(q_mid), float)
-        return B @ np.asarray(chart_basis(system, theta_mid, dyn.config.rotation), float)
-    B = np.asarray(system.control_matrix(q_mid, getattr(dyn.config, "contravariant", True)), float)
-    if dyn.scheme == "bem":
+        return B @ np.asarray(chart_basis(system, theta_mid, dyn.rotation), float)
+    B = np.asarray(system.control_matrix(q_mid, dyn.contravariant), float)
+    if form == "redundant":
         return B
-    return B @ np.asarray(system.null_space(q_mid), float)  # rem
+    return B @ np.asarray(system.null_space(q_mid), float)  # reduced
 
 
 def controls_from_multipliers(dyn, weights=None):

@@ -15,6 +15,10 @@ boundary conditions, and never touches the scheme's own equations:
   ``D2 L = 0``), dropping rows whose momenta are conserved anyway;
 * bounds on the per-step rotation increments against aliasing (spec §0.7).
 
+Which form each condition takes is read from the scheme's registry record
+(``dyn.record``: ``final_configuration``, ``final_rest``, ``increments``,
+``velocities_at_nodes``), never from its name.
+
 Sign convention: ``u`` is minus the applied generalised force (see
 :mod:`pyomo_mbdyn.mechanics.system`); the effort objective does not see it.
 """
@@ -34,14 +38,18 @@ class OptimalControlProblem:
 
     Parameters
     ----------
-    dyn : a scheme block (bem, rem, dmocc, dmocc_lm, gc)
+    dyn : a scheme block on a MultibodySystem whose record allows optimal control
+        (``record.optimal_control``: bem, rem, dmocc, dmocc_lm, gc, rattle, …)
     name : str
         Name of the sub-block added to the model holding ``dyn``.
     """
 
     def __init__(self, dyn, name="ocp"):
-        if dyn.scheme == "quaternion":
-            raise ConfigurationError("the quaternion block is forward dynamics only")
+        rec = getattr(dyn, "record", None)
+        if rec is None or not rec.optimal_control:
+            raise ConfigurationError(
+                f"{getattr(dyn, 'scheme', dyn)!r}: no direct optimal control on this block "
+                "(forward dynamics only, or not a multibody scheme block)")
         self.dyn = dyn
         model = dyn.parent_block()
         if model.component(name) is not None:
@@ -114,26 +122,29 @@ class OptimalControlProblem:
         reference configuration).  Each scheme gets its regular form (thesis
         §2.10; spec §7.5):
 
-        * ``gc`` and ``dmocc`` with absolute configurations: ``θ_N = θ`` (fixed);
-        * ``rem``, ``dmocc``: ``Σ_k w_k = θ - θ_0`` (dof rows), exact for
+        * ``"chart"`` (gc, dmocc with absolute configurations): ``θ_N = θ`` (fixed);
+        * ``"increments"`` (rem, dmocc): ``Σ_k w_k = θ - θ_0`` (dof rows), exact for
           revolute, prismatic and cylindrical joints whose increments add up;
-        * ``bem``, ``dmocc_lm``: ``q_N = q_f`` fixed, and ``Φ(q_N) = 0``
-          deactivated since ``q_f`` fulfils it (otherwise LICQ fails).
+        * ``"nodes"`` (bem, dmocc_lm, rattle): ``q_N = q_f`` fixed, and
+          ``Φ(q_N) = 0`` deactivated since ``q_f`` fulfils it (otherwise LICQ fails).
+
+        The form is the block's ``final_configuration_form`` (from its record).
         """
         from ..discretization import chart, chart_coordinates
 
         dyn, system = self.dyn, self.dyn.system
+        form = dyn.final_configuration_form
         N = dyn.config.steps
         theta = np.asarray(theta, float).reshape(-1)
         if theta.shape != (system.n_velocities,) or not np.all(np.isfinite(theta)):
             raise ConfigurationError(
                 f"fix_final_configuration: expected {system.n_velocities} finite chart coordinates "
                 f"for {list(dyn.velocities)}, got {theta.tolist()}")
-        if dyn.scheme == "gc" or dyn.config.configurations == "absolute":
+        if form == "chart":
             for j, name in enumerate(dyn.velocities):
                 dyn.theta[N, name].fix(theta[j])
             return
-        if hasattr(dyn, "w"):
+        if form == "increments":
             kinds = {}
             for joint in system.joints.values():
                 for d in joint.dofs:
@@ -154,7 +165,7 @@ class OptimalControlProblem:
         for idx, (name, c) in enumerate(dyn._coordinate_index()):
             dyn.body[name].q[N, c].fix(q_f[idx])
         for name in system.bodies:
-            if hasattr(dyn.body[name], "internal_constraint"):
+            if dyn.body[name].component("internal_constraint") is not None:
                 for r in dyn.body[name].internal:
                     dyn.body[name].internal_constraint[N, r].deactivate()
         for name in system.joints:
@@ -166,18 +177,20 @@ class OptimalControlProblem:
         are left out (momenta conserved anyway, e.g. the linear momentum of a
         free system without external forces — the rows would be redundant).
 
-        Forms, per scheme: ``gc`` ṽ_N = 0; ``bem``/``rem`` with ``reduced``
-        (default) the joint rates ``ν_N = B(q_N) v_N = 0`` (thesis §2.10: dof
-        rows, LICQ holds), else all of ``v_N = 0``; variational schemes the
-        reduced discrete Legendre transform (see the module docstring)."""
+        Forms, by the record's ``final_rest``: ``"chart_velocity"`` (gc) ṽ_N = 0;
+        ``"joint_rates"`` (bem, rem, rattle) with ``reduced`` (default) the joint
+        rates ``ν_N = B(q_N) v_N = 0`` (thesis §2.10: dof rows, LICQ holds), else
+        all of ``v_N = 0``; ``"legendre"`` (variational schemes) the reduced
+        discrete Legendre transform (see the module docstring)."""
         dyn = self.dyn
         N = dyn.config.steps
         keep = [j for j in dyn.velocities if j not in set(drop)]
-        if dyn.scheme == "gc":
+        form = dyn.record.final_rest
+        if form == "chart_velocity":
             for name in keep:
                 dyn.vt[N, name].fix(0.0)
             return
-        if dyn.uses_velocities:
+        if form == "joint_rates":
             if reduced:
                 q_N, v_N = dyn.q_array(N), dyn.v_array(N)
                 nu = matmul(dyn.system.control_matrix(q_N), as_array(v_N))
@@ -207,9 +220,12 @@ class OptimalControlProblem:
         bounded by the linear rows ``ocp.rotation_increment`` (exact for joint
         angles; for the rotation vector of a free body a first-order proxy of
         the rotation angle of the step)."""
+        from ..discretization.registry import scheme_names
+
         dyn = self.dyn
-        if not hasattr(dyn, "w"):
-            raise ConfigurationError(f"{dyn.scheme}: no rotation increments to bound (use rem or dmocc)")
+        if not dyn.record.increments:
+            raise ConfigurationError(f"{dyn.scheme}: no rotation increments to bound (use one of "
+                                     f"{scheme_names(increments=True)})")
         if not limit > 0:
             raise ConfigurationError(f"bound_rotation_increments: limit must be positive, got {limit!r}")
         rotations = [j for j in dyn.velocities if j.split(".", 1)[1].startswith(("w", "angle"))]

@@ -1,29 +1,34 @@
-"""Discrete dynamics schemes as Pyomo blocks."""
+"""Discrete dynamics schemes as Pyomo blocks.
 
+Every scheme is one record of :mod:`pyomo_mbdyn.discretization.registry`
+(re-exported here as ``SCHEMES`` and ``record``); :func:`scheme_block` builds
+the block the record names.  All blocks derive from
+:class:`~pyomo_mbdyn.schemes.base.SchemeBlockData` and give their results as
+``block.trajectory()``.
+"""
+
+from ..discretization.registry import SCHEMES, SchemeRecord, record, scheme_names
 from ..errors import ConfigurationError
-from .base import SchemeBlockData
+from ..mechanics.hamiltonian import HamiltonianSystem
+from .base import MultibodyBlockData, SchemeBlockData
 from .bem import BEMBlock
 from .dmocc import DMOCCBlock, DMOCCLMBlock
-from ..mechanics.hamiltonian import HamiltonianSystem
 from .dnco import DNCOBlock
 from .gc import GCBlock
 from .quaternion import QuaternionBlock
 from .rem import REMBlock
 
-#: scheme name → block component class
-SCHEMES = {"bem": BEMBlock, "rem": REMBlock, "dmocc": DMOCCBlock, "dmocc_lm": DMOCCLMBlock,
-           "gc": GCBlock, "quaternion": QuaternionBlock, "dnco": DNCOBlock}
-
-__all__ = ["BEMBlock", "REMBlock", "DMOCCBlock", "DMOCCLMBlock", "GCBlock", "QuaternionBlock", "SCHEMES",
-           "scheme_block", "DNCOBlock", "HamiltonianSystem",
-           "SchemeBlockData"]
+__all__ = ["BEMBlock", "REMBlock", "DMOCCBlock", "DMOCCLMBlock", "GCBlock", "QuaternionBlock", "DNCOBlock",
+           "SCHEMES", "SchemeRecord", "record", "scheme_names", "scheme_block", "HamiltonianSystem",
+           "SchemeBlockData", "MultibodyBlockData"]
 
 
 def scheme_block(scheme, **options):
-    """A scheme block by name: ``scheme_block('bem', system=s, steps=40, horizon=2)``."""
-    try:
-        block = SCHEMES[scheme]
-    except (KeyError, TypeError):
-        raise ConfigurationError(
-            f"unknown scheme {scheme!r}; available: {sorted(SCHEMES)}") from None
-    return block(**options)
+    """A scheme block by registry name: ``scheme_block('bem', system=s, steps=40, horizon=2)``.
+
+    The options are the block's ``CONFIG`` (``help(record('bem').block_class())``
+    lists them); an option the scheme does not take is a ``ConfigurationError``.
+    """
+    if not isinstance(scheme, str):
+        raise ConfigurationError(f"scheme must be a name, got {scheme!r}; available: {sorted(SCHEMES)}")
+    return record(scheme).block_class()(**options)

@@ -1,7 +1,16 @@
-"""The shared part of all scheme blocks: time grid, bodies, joints, controls.
+"""The shared part of all scheme blocks.
 
-A scheme block is a Pyomo block for one :class:`MultibodySystem` on a uniform
-grid ``t_k = k h``, ``k = 0..N``, ``h = T/N``.  It contains
+:class:`SchemeBlockData` is the base of every scheme block (DNCO and the
+quaternion top included): its class-level ``CONFIG`` (Pyomo's ConfigDict
+idiom; subclasses copy and extend it, so each block validates and documents
+its own options), the uniform grid ``t_k = k h``, ``k = 0..N``, ``h = T/N``
+(``nodes``, ``intervals``), named ``shared_terms`` for repeated
+subexpressions, its registry record (``block.record``,
+:mod:`pyomo_mbdyn.discretization.registry`) and one accessor for results,
+``block.trajectory()`` → :class:`~pyomo_mbdyn.trajectory.Trajectory`.
+
+:class:`MultibodyBlockData` is the base of the blocks for one
+:class:`MultibodySystem`.  It contains
 
 * ``nodes`` (0..N) and ``intervals`` (0..N-1);
 * ``body[name]``: a sub-block per body with node variables ``q[k, c]`` and
@@ -15,8 +24,10 @@ grid ``t_k = k h``, ``k = 0..N``, ``h = T/N``.  It contains
 With all controls fixed (``controls=``) the block is a square system: that is
 forward simulation through ``SolverFactory``.
 
-Subclasses set ``scheme`` and implement the hook ``_add_discrete_equations()``;
-``build()`` reads as the recipe below.
+Subclasses set ``scheme`` (the registry name) and implement the hook
+``_add_discrete_equations()``; ``_build()`` reads as the recipe below.  The
+record's capabilities decide which variables exist (node velocities, joint
+rates) and which systems are accepted (friction, closed loops).
 """
 
 import logging
@@ -24,17 +35,21 @@ import sys
 
 import numpy as np
 import pyomo.environ as pyo
-from pyomo.common.config import Bool, ConfigDict, ConfigValue, In, PositiveFloat, PositiveInt
+from pyomo.common.config import (ConfigDict, ConfigValue, In, PositiveFloat, PositiveInt,
+                                  document_kwargs_from_configdict)
 from pyomo.core.base.block import BlockData, declare_custom_block
 
+from ..discretization.registry import record
 from ..errors import ConfigurationError
 from ..mechanics import CoordinateSystem, MultibodySystem
 from ..mechanics.linalg import sharing
+from ..mechanics.system import coordinate_names
+from ..trajectory import Trajectory
 from ..simulate.stepper import check_initial_state
 
 logger = logging.getLogger("pyomo_mbdyn.schemes")
 
-__all__ = ["SchemeBlockData", "declare_scheme_block", "coordinate_names", "SCHEME_CONFIG"]
+__all__ = ["SchemeBlockData", "MultibodyBlockData", "declare_scheme_block", "coordinate_names"]
 
 _BLOCK_KEYWORDS = {"rule", "concrete", "dense", "name", "doc", "ctype"}
 
@@ -55,12 +70,18 @@ def _controls(value):
     return np.asarray(value, dtype=float)
 
 
-def scheme_config():
-    """The options every scheme block accepts."""
-    config = ConfigDict("scheme", implicit=False)
-    config.declare("system", ConfigValue(domain=_system, description="The MultibodySystem."))
-    config.declare("steps", ConfigValue(domain=PositiveInt, description="Number of time steps N (≥ 1)."))
+def grid_config(name="scheme", system=_system, system_doc="The MultibodySystem.", min_steps=1):
+    """The options every scheme block accepts: the system and the grid."""
+    config = ConfigDict(description=name, implicit=False)
+    config.declare("system", ConfigValue(domain=system, description=system_doc))
+    config.declare("steps", ConfigValue(domain=PositiveInt, description=f"Number of time steps N (≥ {min_steps})."))
     config.declare("horizon", ConfigValue(domain=PositiveFloat, description="Final time T > 0."))
+    return config
+
+
+def multibody_config():
+    """The options of every block on a MultibodySystem."""
+    config = grid_config()
     config.declare("initial_configuration", ConfigValue(
         default=None, domain=_optional_array, description="q(0); default the system's reference configuration."))
     config.declare("initial_velocity", ConfigValue(
@@ -69,22 +90,14 @@ def scheme_config():
         default=None, domain=_controls,
         description="Fix the controls (forward simulation): an (N, n_act) array, or a dict "
                     "{actuated coordinate: value or N values}.  Default: free variables."))
-    config.declare("contravariant", ConfigValue(
-        default=True, domain=Bool, description="Use B(q♯) (True) or the plain-midpoint B (False)."))
-    config.declare("configurations", ConfigValue(
-        default="lifted", domain=In(["lifted", "minimal", "absolute"]),
-        description="Node configurations as variables with reparametrisation equations "
-                    "('lifted': sparse, linear in N), as nested expressions "
-                    "q_{k+1} = F(w_k, q_k) ('minimal': the DMOCC paper's relative form), or "
-                    "as q_k = F(θ_k, q_ref) of node chart coordinates θ_k ('absolute': the "
-                    "paper's absolute reparametrisation, sparse; rotations below 2π from the "
-                    "reference).  'minimal' and 'absolute' are offered by dmocc only."))
-    config.declare("rotation", ConfigValue(
-        default="exp", domain=In(["exp", "cayley"]), description="Rotation map of the reparametrisation."))
     return config
 
 
-SCHEME_CONFIG = scheme_config()
+def declare_rotation(config):
+    """Add the ``rotation`` option (reparametrisation and chart) to a block's CONFIG."""
+    config.declare("rotation", ConfigValue(
+        default="exp", domain=In(["exp", "cayley"]), description="Rotation map of the reparametrisation."))
+    return config
 
 
 def declare_scheme_block(name):
@@ -106,26 +119,86 @@ def declare_scheme_block(name):
             base_init(self, *args, **kwargs)
 
         component.__init__ = __init__
+        document_kwargs_from_configdict("CONFIG")(data_class)
         component.__doc__ = data_class.__doc__
         return data_class
 
     return decorator
 
 
-def coordinate_names(body):
-    if hasattr(body, "coordinate_names"):  # a CoordinateGroup names its own
-        return list(body.coordinate_names)
-    names = ["x", "y", "z"]
-    if body.has_orientation:
-        names += [f"d{i}{c}" for i in (1, 2, 3) for c in "xyz"]
-    return names
-
-
 INTERNAL_NAMES = ["d1.d1", "d2.d2", "d3.d3", "d1.d2", "d1.d3", "d2.d3"]
 
 
 class SchemeBlockData(BlockData):
-    """Base of the scheme blocks (see the module docstring).
+    """Base of every scheme block (see the module docstring).
+
+    Subclasses set ``scheme`` (the registry name) and ``CONFIG``, and implement
+    ``_build()``, ``trajectory()``, ``diagnostics()`` and ``initialize_from()``.
+    """
+
+    scheme = None
+    CONFIG = grid_config()
+    #: options that must be given
+    required = ("system", "steps", "horizon")
+
+    def build(self, **options):
+        unknown = sorted(set(options) - set(self.CONFIG.keys()))
+        if unknown:
+            raise ConfigurationError(
+                f"{self.scheme} block: the {self.scheme} scheme takes no option {unknown[0]!r}; its options "
+                f"are {list(self.CONFIG.keys())} (help({type(self).__name__[:-4]}) describes them)")
+        try:
+            self.config = self.CONFIG(options)
+        except (ValueError, TypeError) as err:
+            raise ConfigurationError(f"{self.scheme} block: {err}") from None
+        for required in self.required:
+            if self.config[required] is None:
+                raise ConfigurationError(f"{self.scheme} block: option {required!r} is required")
+        self.system = self.config.system
+        try:
+            self._build()
+        except Exception:
+            logger.exception("Failure in build of %s block %s", self.scheme, self.name)
+            raise
+
+    @property
+    def record(self):
+        """The scheme's registry record."""
+        return record(self.scheme)
+
+    def _grid(self):
+        """``h``, ``nodes`` (0..N) and ``intervals`` (0..N-1)."""
+        N = self.config.steps
+        self.h = self.config.horizon / N
+        self.nodes = pyo.RangeSet(0, N)
+        self.intervals = pyo.RangeSet(0, N - 1)
+
+    def _share(self, expr):
+        k = len(self.shared_terms)
+        self.shared_terms[k] = expr
+        return self.shared_terms[k]
+
+    def _metadata(self):
+        return {"model": self.model().name, "system": self.system.name, "scheme": self.scheme,
+                "steps": int(self.config.steps), "horizon": float(self.config.horizon), "h": float(self.h)}
+
+    def _build(self):  # pragma: no cover - abstract
+        raise NotImplementedError(f"{type(self).__name__} must implement _build")
+
+    def trajectory(self):  # pragma: no cover - abstract
+        """The current variable values as a :class:`~pyomo_mbdyn.trajectory.Trajectory`."""
+        raise NotImplementedError(f"{type(self).__name__} must implement trajectory")
+
+    def diagnostics(self):
+        """Per-node conservation table (see :mod:`pyomo_mbdyn.diagnostics`)."""
+        from ..diagnostics import conservation_table
+
+        tr = self.trajectory()
+        return conservation_table(self.system, self.h, tr.q, tr.v, tr.nu, tr.u)
+
+
+class MultibodyBlockData(SchemeBlockData):
+    """Base of the scheme blocks on a MultibodySystem (see the module docstring).
 
     Hooks for subclasses
     --------------------
@@ -133,37 +206,55 @@ class SchemeBlockData(BlockData):
     ``_add_discrete_equations()`` the scheme's equations
     """
 
-    scheme = None
-    CONFIG = SCHEME_CONFIG
-    #: the scheme has node velocities v[k, c] and interval joint rates nu[i, j]
-    uses_velocities = True
+    CONFIG = multibody_config()
 
-    def build(self, **options):
-        try:
-            self.config = self.CONFIG(options)
-        except (ValueError, TypeError) as err:
-            raise ConfigurationError(f"{self.scheme} block: {err}") from None
-        for required in ("system", "steps", "horizon"):
-            if self.config[required] is None:
-                raise ConfigurationError(f"{self.scheme} block: option {required!r} is required")
-        try:
-            self._build()
-        except Exception:
-            logger.exception("Failure in build of %s block %s", self.scheme, self.name)
-            raise
+    @property
+    def uses_velocities(self):
+        """Node velocities ``body[b].v`` are variables (the record's ``velocities_at_nodes``)."""
+        return self.record.velocities_at_nodes
+
+    @property
+    def configurations(self):
+        """How node configurations are stated: ``"lifted"`` (variables) unless the block says otherwise."""
+        return self.config.configurations if "configurations" in self.config else "lifted"
+
+    @property
+    def final_configuration_form(self):
+        """How ``fix_final_configuration`` states the final configuration on this block
+        (the first of the record's ``final_configuration`` forms unless the block's
+        options choose another)."""
+        return self.record.final_configuration[0] if self.record.final_configuration else None
+
+    @property
+    def rotation(self):
+        return self.config.rotation if "rotation" in self.config else "exp"
+
+    @property
+    def contravariant(self):
+        return self.config.contravariant if "contravariant" in self.config else True
+
+    def _check_system(self):
+        system, rec = self.system, self.record
+        if not isinstance(system, (MultibodySystem, CoordinateSystem)):
+            raise ConfigurationError(f"{self.scheme} block: expected a MultibodySystem or CoordinateSystem, "
+                                     f"got {type(system).__name__}")
+        system.validate()
+        if system.layout["loop_joints"] and not rec.loops:
+            raise ConfigurationError(
+                f"{self.scheme} block: {system} has closed loops {system.layout['loop_joints']}; "
+                f"the {rec.name} scheme needs a tree")
+        if not rec.friction and np.any(system.friction):
+            raise ConfigurationError(f"{self.scheme} block: the {rec.name} scheme takes no Rayleigh friction "
+                                     f"(coordinates {[v for v, k in zip(system.velocities, system.friction) if k]})")
+        if not rec.controls and system.actuated:
+            raise ConfigurationError(f"{self.scheme} block: forward dynamics only; the system has actuators "
+                                     f"{list(system.actuated)}")
 
     def _build(self):
-        config = self.config
-        system = self.system = config.system
-        system.validate()
-        if config.configurations != "lifted" and self.scheme != "dmocc":
-            raise ConfigurationError(f"{self.scheme} block: configurations={config.configurations!r} "
-                                     "is offered by the dmocc scheme only")
-        N = config.steps
-        self.h = config.horizon / N
+        system = self.system
+        self._check_system()
         # 1. time grid
-        self.nodes = pyo.RangeSet(0, N)
-        self.intervals = pyo.RangeSet(0, N - 1)
+        self._grid()
         # 2. bodies, with node configurations and velocities
         self.body = pyo.Block(list(system.bodies))
         for name, body in system.bodies.items():
@@ -178,7 +269,7 @@ class SchemeBlockData(BlockData):
         self.actuated = pyo.Set(initialize=system.actuated, ordered=True)
         self.velocities = pyo.Set(initialize=system.velocities, ordered=True)
         self.u = pyo.Var(self.intervals, self.actuated, initialize=0.0)
-        if self.uses_velocities:
+        if self.record.joint_rates:
             self.nu = pyo.Var(self.intervals, self.velocities, initialize=0.0)
         # 5. the scheme; repeated subexpressions become named Expressions
         self._add_scheme_variables()
@@ -188,11 +279,6 @@ class SchemeBlockData(BlockData):
         # 6. initial state and initial guess
         self._fix_initial_state()
         self._fix_controls()
-
-    def _share(self, expr):
-        k = len(self.shared_terms)
-        self.shared_terms[k] = expr
-        return self.shared_terms[k]
 
     # -- arrays of variables in the system's global ordering ---------------------
     def q_array(self, k):
@@ -283,7 +369,7 @@ class SchemeBlockData(BlockData):
         v0 = np.zeros(system.n) if config.initial_velocity is None else config.initial_velocity
         check_initial_state(system, q0, v0)
         self.q_initial, self.v_initial = np.asarray(q0, float), np.asarray(v0, float)
-        lifted = self.config.configurations == "lifted"
+        lifted = self.configurations == "lifted"
         for k in self.nodes:
             for idx, (name, c) in enumerate(self._coordinate_index()):
                 if lifted:
@@ -327,32 +413,49 @@ class SchemeBlockData(BlockData):
         """Node configurations (N+1, n) as floats from the current variable values."""
         return np.array([[pyo.value(x) for x in self.q_array(k)] for k in self.nodes], dtype=float)
 
-    def trajectory_arrays(self):
-        """(t, q, v, u, nu) as numpy arrays from the current variable values."""
+    def trajectory(self):
+        """The current values as a :class:`~pyomo_mbdyn.trajectory.Trajectory`: node
+        configurations and velocities (recovered where the scheme has no velocity
+        variables), interval controls and joint rates, the scheme's own unknowns
+        as extras (``lam``, ``w``, ``theta``, …) and the run's metadata."""
         N = self.config.steps
         q = self.configuration_values()
         u = np.array([[pyo.value(x) for x in self.u_array(i)] for i in self.intervals]).reshape(N, -1)
         if self.uses_velocities:
             v = np.array([[pyo.value(x) for x in self.v_array(k)] for k in self.nodes])
+        else:
+            v = self._recover_velocities(q, u)
+        if self.record.joint_rates:
             nu = np.array([[pyo.value(x) for x in self.nu_array(i)] for i in self.intervals]).reshape(N, -1)
         else:
-            v, nu = self._recover_velocities(q, u)
-        return self.h * np.arange(N + 1), q, v, u, nu
+            nu = self._recover_joint_rates(q)
+        return Trajectory.of_system(self.system, self.h * np.arange(N + 1), q, v, u, nu, self._metadata(),
+                                    **self._extras())
+
+    def _extras(self):
+        """The scheme's own unknowns by name (multipliers ``lam``, increments ``w``, chart ``theta``)."""
+        out = {}
+        if self.system.bodies and self.body[next(iter(self.system.bodies))].component("lam") is not None:
+            out["lam"] = np.array([[pyo.value(x) for x in self._lam_array(i)] for i in self.intervals])
+        for name, index in (("w", self.intervals), ("theta", self.nodes), ("vt", self.nodes)):
+            if self.component(name) is not None:
+                values = self.component(name)
+                out[name] = np.array([[pyo.value(values[k, j]) for j in self.velocities] for k in index])
+        return out
 
     def _recover_velocities(self, q, u):
-        """Hook for schemes without velocity variables: (v, nu) from q and u."""
+        """Hook for schemes without velocity variables: v from q and u."""
         raise NotImplementedError
 
-    def diagnostics(self):
-        """Per-node conservation table (see :mod:`pyomo_mbdyn.diagnostics`)."""
-        from ..diagnostics import conservation_table
-
-        _, q, v, u, nu = self.trajectory_arrays()
-        return conservation_table(self.system, self.h, q, v, nu, u)
+    def _recover_joint_rates(self, q):
+        """ν_{k,k+1} = P(q_{k+½})⁺ (q_{k+1} - q_k)/h for schemes without joint-rate variables."""
+        return np.array([np.linalg.lstsq(np.asarray(self.system.null_space(0.5 * (q[k] + q[k + 1])), float),
+                                         (q[k + 1] - q[k]) / self.h, rcond=None)[0]
+                         for k in range(self.config.steps)])
 
     def initialize_from(self, trajectory):
         """Set variable values from a simulated trajectory of the same grid."""
-        lifted = self.config.configurations == "lifted"
+        lifted = self.configurations == "lifted"
         for k in self.nodes:
             for idx, (name, c) in enumerate(self._coordinate_index()):
                 if lifted and not self.body[name].q[k, c].fixed:
@@ -361,7 +464,7 @@ class SchemeBlockData(BlockData):
                     self.body[name].v[k, c].value = trajectory.v[k, idx]
         for i in self.intervals:
             for j, name in enumerate(self.velocities):
-                if self.uses_velocities:
+                if self.record.joint_rates:
                     self.nu[i, name].value = trajectory.nu[i, j]
             for a, name in enumerate(self.actuated):
                 if not self.u[i, name].fixed:
@@ -370,12 +473,12 @@ class SchemeBlockData(BlockData):
 
     def _initialize_scheme(self, trajectory):
         """Hook: set the scheme's own variables (multipliers, increments) from a trajectory."""
-        if getattr(trajectory, "lam", None) is not None and self.system.bodies and \
-                hasattr(self.body[next(iter(self.system.bodies))], "lam"):
+        if trajectory.lam is not None and self.system.bodies and \
+                self.body[next(iter(self.system.bodies))].component("lam") is not None:
             for i in self.intervals:
                 for g, (owner, r) in enumerate(self._constraint_index()):
                     owner.lam[i, r].value = trajectory.lam[i, g]
-        if getattr(trajectory, "w", None) is not None and hasattr(self, "w"):
+        if trajectory.w is not None and self.component("w") is not None:
             for i in self.intervals:
                 for j, name in enumerate(self.velocities):
                     # a guess may step beyond increment bounds; the solver moves it inside

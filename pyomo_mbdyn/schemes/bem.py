@@ -12,16 +12,21 @@ equations are those of :func:`pyomo_mbdyn.discretization.bem_residuals`.
 """
 
 from ..discretization import bem_residuals
-from .base import SchemeBlockData, declare_scheme_block
+from pyomo.common.config import Bool, ConfigValue
+
+from .base import MultibodyBlockData, declare_scheme_block, multibody_config
 
 __all__ = ["BEMBlock", "BEMBlockData"]
 
 
 @declare_scheme_block("BEMBlock")
-class BEMBlockData(SchemeBlockData):
+class BEMBlockData(MultibodyBlockData):
     """Energy-momentum scheme with interval multipliers (a DAE of index 3 made discrete)."""
 
     scheme = "bem"
+    CONFIG = multibody_config()
+    CONFIG.declare("contravariant", ConfigValue(
+        default=True, domain=Bool, description="Use B(q♯) (True) or the plain-midpoint B (False)."))
 
     def _add_scheme_variables(self):
         self._add_interval_multipliers()

@@ -37,26 +37,18 @@ import numpy as np
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
-from ..discretization import dmocc_lm_residuals, dmocc_residuals, projected_velocity
-from .base import SchemeBlockData, declare_scheme_block
+from pyomo.common.config import ConfigValue, In
+
+from ..discretization import chart, chart_coordinates, dmocc_lm_residuals, dmocc_residuals
+from .base import MultibodyBlockData, declare_rotation, declare_scheme_block, multibody_config
 
 __all__ = ["DMOCCBlock", "DMOCCLMBlock"]
 
 
-class _VariationalBlockData(SchemeBlockData):
-    uses_velocities = False
-
-    def _check(self):
-        if self.system.friction.any():
-            raise ConfigurationError(f"{self.scheme} block: the variational schemes take no Rayleigh friction")
-
+class _VariationalBlockData(MultibodyBlockData):
     def _recover_velocities(self, q, u):
-        system, h, N = self.system, self.h, self.config.steps
-        v = [self.v_initial] + [projected_velocity(system, h, q[k], q[k + 1], u[k]) for k in range(1, N)]
-        v.append(projected_velocity(system, h, q[N], None, None, q[N - 1], u[N - 1]))
-        nu = np.array([np.linalg.lstsq(np.asarray(system.null_space(0.5 * (q[k] + q[k + 1])), float),
-                                       (q[k + 1] - q[k]) / h, rcond=None)[0] for k in range(N)])
-        return np.array(v), nu
+        """v_0 and the projected discrete Legendre transform at the other nodes (DMOCC 3.16)."""
+        return self.record.step.node_velocities(self.system, self.h, q, u, self.v_initial)
 
     def _initial_velocity(self):
         v0 = self.config.initial_velocity
@@ -73,7 +65,6 @@ class DMOCCLMBlockData(_VariationalBlockData):
     scheme = "dmocc_lm"
 
     def _add_scheme_variables(self):
-        self._check()
         self._add_interval_multipliers()  # node multipliers λ_k, k = 0..N-1
 
     def _add_discrete_equations(self):
@@ -93,12 +84,23 @@ class DMOCCBlockData(_VariationalBlockData):
     """Variational midpoint scheme reduced by the discrete null space method (DMOCC Eq. 3.12)."""
 
     scheme = "dmocc"
+    CONFIG = declare_rotation(multibody_config())
+    CONFIG.declare("configurations", ConfigValue(
+        default="lifted", domain=In(["lifted", "minimal", "absolute"]),
+        description="Node configurations as variables with reparametrisation equations "
+                    "('lifted': sparse, linear in N), as nested expressions "
+                    "q_{k+1} = F(w_k, q_k) ('minimal': the DMOCC paper's relative form), or "
+                    "as q_k = F(θ_k, q_ref) of node chart coordinates θ_k ('absolute': the "
+                    "paper's absolute reparametrisation, sparse; rotations below 2π from the "
+                    "reference)."))
+
+    @property
+    def final_configuration_form(self):
+        """``"chart"`` (θ_N fixed) in the absolute form, else ``"increments"``."""
+        return "chart" if self.configurations == "absolute" else "increments"
 
     def _add_scheme_variables(self):
-        self._check()
-        if self.system.layout["loop_joints"]:
-            raise ConfigurationError(f"dmocc block: {self.system} has closed loops; use dmocc_lm")
-        if self.config.configurations == "absolute":
+        if self.configurations == "absolute":
             self.theta = pyo.Var(self.nodes, self.velocities, initialize=0.0)
             self.w = pyo.Expression(self.intervals, self.velocities,
                                     rule=lambda b, k, j: b.theta[k + 1, j] - b.theta[k, j])
@@ -118,9 +120,7 @@ class DMOCCBlockData(_VariationalBlockData):
 
     def _absolute_configurations(self):
         """Replace the node configuration variables by q_k = F(θ_k, q_ref)."""
-        from ..discretization import chart
-
-        rotation = self.config.rotation
+        rotation = self.rotation
         self._replace_configurations({
             k: chart(self.system, np.array([self.theta[k, j] for j in self.velocities], dtype=object),
                      rotation) for k in self.nodes})
@@ -133,7 +133,7 @@ class DMOCCBlockData(_VariationalBlockData):
         nodes = {0: q}
         for k in self.intervals:
             w = [self.w[k, j] for j in self.velocities]
-            nodes[k + 1] = system.reparametrise(w, nodes[k], config.rotation)
+            nodes[k + 1] = system.reparametrise(w, nodes[k], self.rotation)
         self._replace_configurations(nodes)
 
     def configuration_values(self):
@@ -141,17 +141,15 @@ class DMOCCBlockData(_VariationalBlockData):
         q_{k+1} = F(w_k, q_k) (evaluating the nested expressions node by node
         would revisit every earlier node for each entry); in the absolute form
         by the chart ``q_k = F(θ_k, q_ref)``."""
-        if self.config.configurations == "lifted":
+        if self.configurations == "lifted":
             return super().configuration_values()
-        if self.config.configurations == "absolute":
-            from ..discretization import chart
-
-            return np.array([np.asarray(chart(self.system, self.theta_values(k), self.config.rotation), float)
+        if self.configurations == "absolute":
+                return np.array([np.asarray(chart(self.system, self.theta_values(k), self.rotation), float)
                              for k in self.nodes])
         q = [np.array([pyo.value(x) for x in self.q_array(0)], dtype=float)]
         for k in self.intervals:
             w = np.array([pyo.value(self.w[k, j]) for j in self.velocities], dtype=float)
-            q.append(np.asarray(self.system.reparametrise(w, q[-1], self.config.rotation), float))
+            q.append(np.asarray(self.system.reparametrise(w, q[-1], self.rotation), float))
         return np.array(q)
 
     def theta_values(self, k):
@@ -161,7 +159,7 @@ class DMOCCBlockData(_VariationalBlockData):
     def _add_discrete_equations(self):
         system, h = self.system, self.h
         v0 = self._initial_velocity()
-        form = self.config.configurations
+        form = self.configurations
         if form == "minimal":
             self._minimal_configurations()
         elif form == "absolute":
@@ -172,19 +170,17 @@ class DMOCCBlockData(_VariationalBlockData):
             q_prev = self.q_array(k - 1) if k > 0 else None
             w = None if form == "absolute" else [self.w[k, j] for j in self.velocities]
             residuals[k] = dmocc_residuals(system, h, q_prev, self.q_array(k), w, self.q_array(k + 1),
-                                           u_prev, u, v0=v0, rotation=self.config.rotation)
+                                           u_prev, u, v0=v0, rotation=self.rotation)
         if form == "lifted":
             self._add_coordinate_equations("reparametrisation", residuals)
         self._add_velocity_equations("momentum_matching", residuals)
 
     def _fix_initial_state(self):
         super()._fix_initial_state()
-        if self.config.configurations != "absolute":
+        if self.configurations != "absolute":
             return
-        from ..discretization import chart_coordinates
-
         try:
-            theta0 = chart_coordinates(self.system, self.q_initial, rotation=self.config.rotation)
+            theta0 = chart_coordinates(self.system, self.q_initial, rotation=self.rotation)
         except ValueError as err:
             raise ConfigurationError(f"dmocc block (configurations='absolute'): the initial "
                                      f"configuration is outside the chart: {err}") from None
@@ -195,16 +191,14 @@ class DMOCCBlockData(_VariationalBlockData):
                     self.theta[k, name].value = theta0[j]
 
     def _initialize_scheme(self, trajectory):
-        if self.config.configurations != "absolute":
+        if self.configurations != "absolute":
             return super()._initialize_scheme(trajectory)
-        from ..discretization import chart_coordinates
-
         theta = getattr(trajectory, "theta", None)
         if theta is None:  # invert the chart node by node, continuing from the previous node
             theta, start = [], None
             for k, q in enumerate(trajectory.q):
                 try:  # a guess may fulfil the constraints only roughly
-                    start = chart_coordinates(self.system, q, rotation=self.config.rotation, start=start,
+                    start = chart_coordinates(self.system, q, rotation=self.rotation, start=start,
                                               atol=1e-4)
                 except ValueError as err:
                     raise ConfigurationError(f"dmocc block: the guess's node {k} is outside the "

@@ -13,15 +13,15 @@ import logging
 import numpy as np
 import pandas as pd
 import pyomo.environ as pyo
-from pyomo.common.config import Bool, ConfigDict, ConfigValue, In, NonNegativeFloat, PositiveFloat, PositiveInt
-from pyomo.core.base.block import BlockData
+from pyomo.common.config import Bool, ConfigValue, In, NonNegativeFloat
 
 from ..discretization.hamiltonian import (GRADIENTS, GUARD, check_gradient, costate_residual,
                                           discrete_gradient, discrete_hamiltonian, state_residual)
 from ..errors import ConfigurationError
 from ..mechanics.hamiltonian import HamiltonianSystem
 from ..mechanics.linalg import shared, sharing
-from .base import declare_scheme_block
+from ..trajectory import Trajectory
+from .base import SchemeBlockData, declare_scheme_block, grid_config
 from .structure import check_structure, expression_value
 
 logger = logging.getLogger("pyomo_mbdyn.schemes")
@@ -48,10 +48,7 @@ def _vector(value):
 
 def dnco_config():
     """The options of :class:`DNCOBlock`."""
-    config = ConfigDict("dnco", implicit=False)
-    config.declare("system", ConfigValue(domain=_system, description="The HamiltonianSystem."))
-    config.declare("steps", ConfigValue(domain=PositiveInt, description="Number of time steps N (≥ 2)."))
-    config.declare("horizon", ConfigValue(domain=PositiveFloat, description="Final time T > 0."))
+    config = grid_config("dnco", system=_system, system_doc="The HamiltonianSystem.", min_steps=2)
     config.declare("method", ConfigValue(
         default="indirect", domain=In(METHODS),
         description="'indirect': square DNCO (state, costate, control); 'direct': min J_d s.t. state equations."))
@@ -69,7 +66,7 @@ def dnco_config():
 
 
 @declare_scheme_block("DNCOBlock")
-class DNCOBlockData(BlockData):
+class DNCOBlockData(SchemeBlockData):
     """Indirect (square DNCO) or direct transcription of a controlled Hamiltonian system.
 
     ``DNCOBlock(system=HamiltonianSystem(...), steps=N, horizon=T, method="indirect",
@@ -80,18 +77,24 @@ class DNCOBlockData(BlockData):
     indirect: ``lam_q[k, i]``, ``lam_p[k, i]``, ``costate_q[k, i]``,
     ``costate_p[k, i]`` (k = 1..N-1), ``control[k, i]``; ``cost`` (J_d) and
     ``objective`` (J_d for direct, 0 for the square system).
+
+    ``scheme`` names the variant: ``dnco`` (indirect) or ``direct-<gradient>``
+    (set to the name asked for by :func:`dnco_model`, e.g. ``dnco-midpoint``);
+    the registry record is ``dnco``'s.
     """
 
+    scheme = "dnco"
     CONFIG = dnco_config()
+    required = ("system", "steps", "horizon", "initial_position", "final_position")
 
-    def build(self, **options):
-        try:
-            self.config = config = self.CONFIG(options)
-        except (ValueError, TypeError) as err:
-            raise ConfigurationError(f"dnco block: {err}") from None
-        for required in ("system", "steps", "horizon", "initial_position", "final_position"):
-            if config[required] is None:
-                raise ConfigurationError(f"dnco block: option {required!r} is required")
+    @property
+    def record(self):
+        from ..discretization.registry import record
+
+        return record(type(self).scheme)
+
+    def _build(self):
+        config = self.config
         if config.steps < 2:
             raise ConfigurationError(f"dnco block: option 'steps' must be at least 2, got {config.steps}")
         system = self.system = config.system
@@ -102,24 +105,19 @@ class DNCOBlockData(BlockData):
                 raise ConfigurationError(f"dnco block: option {key!r} must have length n = {system.n} "
                                          f"({system.names}), got {value.tolist()}")
         self.scheme = "dnco" if config.method == "indirect" else f"direct-{config.gradient}"
-        try:
-            self._build()
-        except Exception:
-            logger.exception("Failure in build of dnco block %s", self.name)
-            raise
+        self._build_equations()
         if config.method == "indirect" and config.check_structure:
             self.check_structure()
 
-    def _build(self):
+    def _build_equations(self):
         config, system = self.config, self.system
         N, n = config.steps, system.n
-        self.h = h = config.horizon / N
+        self._grid()
+        h = self.h
         zero = np.zeros(n)
         self.x_initial = np.concatenate([config.initial_position, _pick(config.initial_momentum, zero)])
         self.x_final = np.concatenate([config.final_position, _pick(config.final_momentum, zero)])
-        # 1. time grid and coordinates
-        self.nodes = pyo.RangeSet(0, N)
-        self.intervals = pyo.RangeSet(0, N - 1)
+        # 1. coordinates
         self.interior = pyo.RangeSet(1, N - 1)
         self.dofs = pyo.Set(initialize=system.names, ordered=True)
         # 2. node states (boundary states fixed), interval controls; start: the straight line
@@ -161,11 +159,6 @@ class DNCOBlockData(BlockData):
         self.cost = pyo.Expression(expr=h * 0.5 * sum(self.u[k, i] ** 2 for k in self.intervals for i in self.dofs))
         self.objective = pyo.Objective(expr=0.0 if indirect else self.cost, sense=pyo.minimize)
 
-    def _share(self, expr):
-        k = len(self.shared_terms)
-        self.shared_terms[k] = expr
-        return self.shared_terms[k]
-
     # -- arrays of variables ---------------------------------------------------------------
     def x_array(self, k):
         return np.array([self.q[k, i] for i in self.dofs] + [self.p[k, i] for i in self.dofs], dtype=object)
@@ -176,11 +169,16 @@ class DNCOBlockData(BlockData):
     def lam_array(self, k):
         return np.array([self.lam_q[k, i] for i in self.dofs] + [self.lam_p[k, i] for i in self.dofs], dtype=object)
 
-    def initialize_from(self, x=None, u=None, lam=None):
-        """Set values: ``x`` (N+1, 2n) node states, ``u`` (N, n), ``lam`` (N, 2n) costates.
+    def initialize_from(self, trajectory=None, *, x=None, u=None, lam=None):
+        """Set values from a :class:`~pyomo_mbdyn.trajectory.Trajectory` of this block's
+        kind (states (q, p), controls, costates), or from arrays: ``x`` (N+1, 2n) node
+        states, ``u`` (N, n), ``lam`` (N, 2n) costates.
 
         Fixed boundary states are left alone.
         """
+        if trajectory is not None:
+            x = np.hstack([trajectory.q, trajectory.p])
+            u, lam = trajectory.u, trajectory.costates
         N, names = self.config.steps, self.system.names
         for label, data, shape in (("x", x, (N + 1, 2 * len(names))), ("u", u, (N, len(names))),
                                    ("lam", lam, (N, 2 * len(names)))):
@@ -218,7 +216,19 @@ class DNCOBlockData(BlockData):
         return check_structure(self, notes)
 
     # -- results ----------------------------------------------------------------------------
-    def arrays(self):
+    def trajectory(self):
+        """The current values as a :class:`~pyomo_mbdyn.trajectory.Trajectory`: ``q``
+        (N+1, n), the velocities ``v = M(q)⁻¹ p``, controls ``u`` (N, n) and interval
+        rates ``nu = (q_{k+1} - q_k)/h``; extras ``p`` (N+1, n) and, for the
+        indirect method, the costates ``costates`` (N, 2n) = (λ^q, λ^p)."""
+        t, x, u, lam = self._values()
+        n = self.system.n
+        q, p = x[:, :n], x[:, n:]
+        v = np.array([np.linalg.solve(np.asarray(self.system.mass_matrix(qk), float), pk) for qk, pk in zip(q, p)])
+        return Trajectory.of_system(self.system, t, q, v, u, np.diff(q, axis=0) / self.h, self._metadata(),
+                                    p=p, costates=lam)
+
+    def _values(self):
         """``(t, x, u, lam)`` from the current values; ``lam`` is None for the direct method."""
         N = self.config.steps
         x = np.array([[pyo.value(v) for v in self.x_array(k)] for k in range(N + 1)])
@@ -229,7 +239,7 @@ class DNCOBlockData(BlockData):
 
     def discrete_gradients(self, x=None):
         """∇̄H(x_k, x_{k+1}) per interval as an (N, 2n) float array."""
-        x = self.arrays()[1] if x is None else x
+        x = self._values()[1] if x is None else x
         return np.array([discrete_gradient(self.system, x[k], x[k + 1], self.config.gradient, self.config.guard)
                          for k in range(len(x) - 1)])
 
@@ -241,7 +251,7 @@ class DNCOBlockData(BlockData):
         (k, k+1), costate equations at k).
         """
         system, N = self.system, self.config.steps
-        t, x, u, _ = self.arrays()
+        t, x, u, _ = self._values()
         n = system.n
         T = np.array([system.kinetic_energy(xk) for xk in x])
         V = np.array([system.potential_energy(xk[:n]) for xk in x])
@@ -261,7 +271,7 @@ class DNCOBlockData(BlockData):
         (:func:`pyomo_mbdyn.ocp.costates.costates_from_duals`).
         """
         system, N = self.system, self.config.steps
-        t, x, u, own = self.arrays()
+        t, x, u, own = self._values()
         lam = own if lam is None else np.asarray(lam, dtype=float)
         if lam is None:
             raise ConfigurationError("dnco block: the direct method has no costate variables; pass lam= "

@@ -14,22 +14,20 @@ momentum consistent.
 import numpy as np
 import pyomo.environ as pyo
 
-from ..errors import ConfigurationError
 from ..discretization import chart_coordinates, chart_velocity, gc_residuals
-from .base import SchemeBlockData, declare_scheme_block
+from .base import MultibodyBlockData, declare_rotation, declare_scheme_block, multibody_config
 
 __all__ = ["GCBlock"]
 
 
 @declare_scheme_block("GCBlock")
-class GCBlockData(SchemeBlockData):
+class GCBlockData(MultibodyBlockData):
     """Midpoint rule in the generalised coordinates of the system's chart."""
 
     scheme = "gc"
+    CONFIG = declare_rotation(multibody_config())
 
     def _add_scheme_variables(self):
-        if self.system.layout["loop_joints"]:
-            raise ConfigurationError(f"gc block: {self.system} has closed loops; no chart")
         self.theta = pyo.Var(self.nodes, self.velocities, initialize=0.0)
         self.vt = pyo.Var(self.nodes, self.velocities, initialize=0.0)
 
@@ -40,7 +38,7 @@ class GCBlockData(SchemeBlockData):
         return [self.vt[k, j] for j in self.velocities]
 
     def _add_discrete_equations(self):
-        system, h, rotation = self.system, self.h, self.config.rotation
+        system, h, rotation = self.system, self.h, self.rotation
         residuals = {}
         for i in self.intervals:
             residuals[i] = gc_residuals(system, h, self._theta(i), self._vt(i), self._theta(i + 1),
@@ -60,7 +58,7 @@ class GCBlockData(SchemeBlockData):
 
     def _fix_initial_state(self):
         super()._fix_initial_state()
-        theta0, vt0 = chart_coordinates(self.system, self.q_initial, self.v_initial, self.config.rotation)
+        theta0, vt0 = chart_coordinates(self.system, self.q_initial, self.v_initial, self.rotation)
         for j, name in enumerate(self.velocities):
             self.theta[0, name].fix(theta0[j])
             self.vt[0, name].fix(vt0[j])
@@ -72,7 +70,7 @@ class GCBlockData(SchemeBlockData):
     def _initialize_scheme(self, trajectory):
         theta = getattr(trajectory, "theta", None)
         if theta is None:  # from another scheme: invert the chart node by node
-            theta, vt = zip(*(chart_coordinates(self.system, q, v, self.config.rotation)
+            theta, vt = zip(*(chart_coordinates(self.system, q, v, self.rotation)
                               for q, v in zip(trajectory.q, trajectory.v)))
         else:
             vt = trajectory.vt

@@ -6,7 +6,7 @@ the unit quaternion and its conjugate momentum at the nodes, ``body[b].gamma[k]`
 the interval multiplier of ``|𝔮| = 1``; the equations (``rotation``,
 ``momentum_balance``, ``unit_quaternion``) are those of
 :func:`pyomo_mbdyn.simulate.quaternion.quaternion_residuals`.  Forward dynamics
-only (no controls).  ``trajectory_arrays()`` and ``diagnostics()`` report the
+only (no controls).  ``trajectory()`` and ``diagnostics()`` report the
 motion in the system's director coordinates, like the other schemes.
 """
 
@@ -16,7 +16,9 @@ from scipy.spatial.transform import Rotation
 
 from ..errors import ConfigurationError
 from ..discretization.quaternion import QuaternionTop, director_trajectory, quaternion_residuals
-from .base import SchemeBlockData, declare_scheme_block
+from ..simulate.stepper import check_initial_state
+from ..trajectory import Trajectory
+from .base import SchemeBlockData, declare_scheme_block, multibody_config
 
 __all__ = ["QuaternionBlock", "quaternion_state"]
 
@@ -36,17 +38,15 @@ class QuaternionBlockData(SchemeBlockData):
     """Quaternion energy-momentum scheme for a heavy top (Betsch & Siebert 2009)."""
 
     scheme = "quaternion"
+    CONFIG = multibody_config()
+    del CONFIG["controls"]  # forward dynamics only
 
     def _build(self):
-        config = self.config
-        system = self.system = config.system
+        config, system = self.config, self.system
         if system.actuated:
             raise ConfigurationError("quaternion block: forward dynamics only; the system has actuators")
         self.top = QuaternionTop.from_system(system)
-        N = config.steps
-        self.h = config.horizon / N
-        self.nodes = pyo.RangeSet(0, N)
-        self.intervals = pyo.RangeSet(0, N - 1)
+        self._grid()
         self.components = pyo.RangeSet(0, 3)
         name = self.top.body.name
         self.body = pyo.Block([name])
@@ -57,8 +57,6 @@ class QuaternionBlockData(SchemeBlockData):
         blk.gamma = pyo.Var(self.intervals, initialize=0.0)
         q0 = system.q0 if config.initial_configuration is None else config.initial_configuration
         v0 = np.zeros(system.n) if config.initial_velocity is None else config.initial_velocity
-        from ..simulate.stepper import check_initial_state
-
         check_initial_state(system, q0, v0)
         quat0, p0 = quaternion_state(self.top, q0, v0)
         for k in self.nodes:
@@ -84,11 +82,16 @@ class QuaternionBlockData(SchemeBlockData):
         P = np.array([[pyo.value(blk.p[k, i]) for i in self.components] for k in self.nodes])
         return Q, P
 
-    def trajectory_arrays(self):
+    def trajectory(self):
+        """The motion in the system's director coordinates (``q``, ``v``), with the
+        quaternions and their momenta as extras ``quaternion`` and ``p``; no
+        controls, and joint rates ν left at zero (the top has no joint rates here)."""
         Q, P = self.quaternion_arrays()
         q, v = director_trajectory(self.top, self.system, Q, P, self.h)
         N = self.config.steps
-        return self.h * np.arange(N + 1), q, v, np.zeros((N, 0)), np.zeros((N, self.system.n_velocities))
+        return Trajectory.of_system(self.system, self.h * np.arange(N + 1), q, v, np.zeros((N, 0)),
+                                    np.zeros((N, self.system.n_velocities)), self._metadata(),
+                                    quaternion=Q, p=P)
 
     def initialize_from(self, trajectory):
         """From a director trajectory (any scheme) of the same grid."""

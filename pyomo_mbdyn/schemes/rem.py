@@ -17,24 +17,19 @@ The equations are those of :func:`pyomo_mbdyn.discretization.rem_residuals`.
 import pyomo.environ as pyo
 
 from ..discretization import rem_residuals
-from .base import SchemeBlockData, declare_scheme_block
+from .base import MultibodyBlockData, declare_rotation, declare_scheme_block, multibody_config
 
 __all__ = ["REMBlock", "REMBlockData"]
 
 
 @declare_scheme_block("REMBlock")
-class REMBlockData(SchemeBlockData):
+class REMBlockData(MultibodyBlockData):
     """Energy-momentum scheme reduced by the discrete null space method."""
 
     scheme = "rem"
+    CONFIG = declare_rotation(multibody_config())
 
     def _add_scheme_variables(self):
-        if self.system.layout["loop_joints"]:
-            from ..errors import ConfigurationError
-
-            raise ConfigurationError(
-                f"rem block: {self.system} has closed loops {self.system.layout['loop_joints']}; "
-                "the reduced scheme needs a tree (use the bem scheme)")
         self.w = pyo.Var(self.intervals, self.velocities, initialize=0.0)
 
     def _add_discrete_equations(self):
@@ -44,7 +39,7 @@ class REMBlockData(SchemeBlockData):
             w = [self.w[i, j] for j in self.velocities]
             residuals[i] = rem_residuals(
                 system, h, self.q_array(i), self.v_array(i), w, self.q_array(i + 1),
-                self.v_array(i + 1), self.nu_array(i), self.u_array(i), self.config.rotation)
+                self.v_array(i + 1), self.nu_array(i), self.u_array(i), self.rotation)
         self._add_coordinate_equations("reparametrisation", residuals)
         self._add_coordinate_equations("kinematics", residuals)
         self._add_velocity_equations("momentum_balance", residuals)

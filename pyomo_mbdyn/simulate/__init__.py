@@ -2,7 +2,8 @@
 reference dynamics and tracking control, recursive chain dynamics."""
 
 from .recursive import Chain, ChainBody, ChainJoint, lq_sweep
-from .stepper import SimulationError, Stepper, Trajectory, check_initial_state, simulate
+from ..trajectory import Trajectory
+from .stepper import SimulationError, Stepper, check_initial_state, simulate
 from .udwadia_kalaba import UdwadiaKalabaSystem, gauss_problem, integrate, uk_accelerations
 
 __all__ = ["Stepper", "Trajectory", "SimulationError", "simulate", "check_initial_state",

@@ -46,8 +46,10 @@ def test_forms_reach_the_lifted_optimum(lifted, form):
     other = arm_problem(form)
     J, J_ref = pyo.value(other.ocp.control_effort), pyo.value(lifted.ocp.control_effort)
     assert abs(J - J_ref) < 1e-8 * J_ref
-    _, q, _, u, _ = other.dyn.trajectory_arrays()
-    _, q_ref, _, u_ref, _ = lifted.dyn.trajectory_arrays()
+    tr_other = other.dyn.trajectory()
+    q, u = tr_other.q, tr_other.u
+    tr_lifted = lifted.dyn.trajectory()
+    q_ref, u_ref = tr_lifted.q, tr_lifted.u
     assert np.abs(q - q_ref).max() < 1e-6
     assert np.abs(u - u_ref).max() < 1e-6 * np.abs(u_ref).max()
 

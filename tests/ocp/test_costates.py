@@ -24,7 +24,7 @@ from pyomo_mbdyn.ocp.costates import costate_table, costates, costates_from_dual
 def test_controls_equal_minus_lambda_p_from_the_duals(model, scheme):
     m = solved(model, scheme, 20)
     lam = costates_from_duals(m.dyn)
-    u = m.dyn.arrays()[2]
+    u = m.dyn.trajectory().u
     n = u.shape[1]
     assert np.abs(u).max() > 0.1
     np.testing.assert_allclose(u, -lam[:, n:], rtol=0, atol=1e-10 * np.abs(u).max())

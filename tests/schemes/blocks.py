@@ -17,4 +17,5 @@ def solve_block(scheme, system, q0, v0, steps, h, controls, guess, tol=1e-12, **
     opt.options["tol"] = tol
     result = opt.solve(m)
     assert result.solver.termination_condition == pyo.TerminationCondition.optimal
-    return m.dyn.trajectory_arrays()
+    tr = m.dyn.trajectory()
+    return tr.t, tr.q, tr.v, tr.u, tr.nu

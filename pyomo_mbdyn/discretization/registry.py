@@ -1,0 +1,164 @@
+"""The scheme registry: one record per scheme.
+
+A :class:`SchemeRecord` says what a scheme *is* — its step equations (for the
+Newton stepper), the layout of its unknowns, the Pyomo block class that states
+it, and its capabilities — so that the stepper, the OCP layer, the multiplier
+maps, diagnostics, plotting and the models read the record instead of
+branching on scheme names.  Adding a scheme means: its equations (a module of
+:mod:`pyomo_mbdyn.discretization`), its block (a module of
+:mod:`pyomo_mbdyn.schemes`), its record below, and its tests.
+
+The registry sits in the discretization layer because the stepper
+(:mod:`pyomo_mbdyn.simulate`) reads it; a record names its block class by
+import path, resolved only when a block is asked for
+(:meth:`SchemeRecord.block_class`), so no layer imports upwards.
+
+Capabilities
+------------
+``velocities_at_nodes``
+    the block has node velocities ``body[b].v[k, c]`` (else they are recovered);
+``joint_rates``
+    the block has interval joint rates ``nu[i, j]`` as variables;
+``increments``
+    the reduced block has per-step increments ``w[i, j]`` of the relative
+    reparametrisation q_{k+1} = F(w_k, q_k) (they add up along fixed axes);
+``final_configuration``
+    the forms of a final configuration condition, first the default:
+    ``"nodes"`` (q_N fixed, Φ(q_N) rows dropped), ``"increments"``
+    (Σ_k w_k = θ_N - θ_0), ``"chart"`` (θ_N fixed);
+``final_rest``
+    ``"joint_rates"`` (ν_N = B(q_N) v_N = 0), ``"chart_velocity"`` (ṽ_N = 0) or
+    ``"legendre"`` (reduced discrete Legendre transform, DMOCC 3.21);
+``multipliers``
+    where the momentum multipliers λ^p live and which input map E gives the
+    controls from them (u = -E λ^p / 2w, :mod:`pyomo_mbdyn.ocp.multipliers`):
+    ``"redundant"`` (one per coordinate, ``body[b].momentum_balance``, E = B),
+    ``"reduced"`` (one per generalised velocity, ``momentum_balance``, E = B P),
+    ``"chart"`` (``momentum_balance`` in chart coordinates, E = B P̃), or None;
+``friction``, ``controls``, ``loops``
+    accepts Rayleigh joint friction / controls / closed kinematic loops;
+``coordinate_systems``
+    accepts a :class:`~pyomo_mbdyn.mechanics.CoordinateSystem` (a system given
+    by formulas, whose input rows need not be dual to its null space: the
+    scheme does not rely on P(q)ᵀB(q)ᵀ = I);
+``system``
+    ``"multibody"`` (a MultibodySystem or CoordinateSystem), ``"top"`` (one rigid
+    body on a spherical joint) or ``"hamiltonian"`` (a HamiltonianSystem);
+``order``
+    the order of accuracy (2 for every scheme here).
+"""
+
+import importlib
+from dataclasses import dataclass, field
+
+from ..errors import ConfigurationError
+from .steps import BEM_STEP, DMOCC_LM_STEP, DMOCC_STEP, GC_STEP, REM_STEP
+
+__all__ = ["SchemeRecord", "SCHEMES", "record", "register", "scheme_names"]
+
+
+@dataclass(frozen=True)
+class SchemeRecord:
+    """What the library knows about one scheme (see the module docstring)."""
+
+    name: str
+    title: str
+    reference: str
+    block: str
+    step: object = None
+    system: str = "multibody"
+    velocities_at_nodes: bool = True
+    joint_rates: bool = False
+    increments: bool = False
+    final_configuration: tuple = ()
+    final_rest: str = None
+    multipliers: str = None
+    friction: bool = False
+    controls: bool = True
+    loops: bool = False
+    coordinate_systems: bool = False
+    order: int = 2
+    aliases: tuple = field(default=())
+
+    def block_class(self):
+        """The Pyomo block component class (imported on first use)."""
+        module, _, name = self.block.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    @property
+    def unknowns(self):
+        """Names and sizes (``n``, ``m``, ``dof``) of one step's unknowns (the stepper's layout)."""
+        return () if self.step is None else self.step.unknowns
+
+    @property
+    def optimal_control(self):
+        """Direct optimal control on a multibody system: controls and a final configuration form."""
+        return self.system == "multibody" and self.controls and bool(self.final_configuration)
+
+
+#: scheme name → record, in the order of registration
+SCHEMES = {}
+
+
+def register(rec):
+    """Add a record (its name and aliases must be new)."""
+    for key in (rec.name, *rec.aliases):
+        if key in SCHEMES:
+            raise ConfigurationError(f"scheme {key!r} is already registered")
+    SCHEMES[rec.name] = rec
+    return rec
+
+
+def scheme_names(**capabilities):
+    """Names of the registered schemes whose record has the given capabilities,
+    e.g. ``scheme_names(optimal_control=True)``."""
+    return [name for name, rec in SCHEMES.items()
+            if all(getattr(rec, key) == value for key, value in capabilities.items())]
+
+
+def record(scheme):
+    """The record of ``scheme`` (a name or alias); a clear error listing the names otherwise."""
+    if isinstance(scheme, SchemeRecord):
+        return scheme
+    if isinstance(scheme, str):
+        if scheme in SCHEMES:
+            return SCHEMES[scheme]
+        for rec in SCHEMES.values():
+            if scheme in rec.aliases:
+                return rec
+    raise ConfigurationError(f"unknown scheme {scheme!r}; available: {sorted(SCHEMES)}")
+
+
+register(SchemeRecord(
+    name="bem", title="energy-momentum scheme with interval multipliers (BEM)",
+    reference="thesis §2.3, Eq. (3.21)-(3.23)", block="pyomo_mbdyn.schemes.bem:BEMBlock",
+    step=BEM_STEP, joint_rates=True, final_configuration=("nodes",), final_rest="joint_rates",
+    multipliers="redundant", friction=True, coordinate_systems=True))
+register(SchemeRecord(
+    name="rem", title="energy-momentum scheme reduced by the discrete null space method (REM)",
+    reference="thesis §2.4, Eq. (3.34)", block="pyomo_mbdyn.schemes.rem:REMBlock",
+    step=REM_STEP, joint_rates=True, increments=True, final_configuration=("increments",),
+    final_rest="joint_rates", multipliers="reduced", friction=True, coordinate_systems=True))
+register(SchemeRecord(
+    name="dmocc", title="variational midpoint scheme reduced by the discrete null space method (DMOCC)",
+    reference="DMOCC paper §3, Eq. (3.12)", block="pyomo_mbdyn.schemes.dmocc:DMOCCBlock",
+    step=DMOCC_STEP, velocities_at_nodes=False, increments=True,
+    final_configuration=("increments", "chart"), final_rest="legendre"))
+register(SchemeRecord(
+    name="dmocc_lm", title="variational midpoint scheme with node multipliers (DMOCC-LM)",
+    reference="DMOCC paper §3, Eq. (3.6)", block="pyomo_mbdyn.schemes.dmocc:DMOCCLMBlock",
+    step=DMOCC_LM_STEP, velocities_at_nodes=False, final_configuration=("nodes",),
+    final_rest="legendre"))
+register(SchemeRecord(
+    name="gc", title="midpoint rule in generalised (chart) coordinates (GC)",
+    reference="thesis §2.5, Eq. (3.40)-(3.42)", block="pyomo_mbdyn.schemes.gc:GCBlock",
+    step=GC_STEP, joint_rates=True, final_configuration=("chart",), final_rest="chart_velocity",
+    multipliers="chart", friction=True, coordinate_systems=True))
+register(SchemeRecord(
+    name="quaternion", title="quaternion energy-momentum scheme for a heavy top",
+    reference="thesis ch. 5 (Betsch & Siebert 2009)", block="pyomo_mbdyn.schemes.quaternion:QuaternionBlock",
+    system="top", controls=False))
+register(SchemeRecord(
+    name="dnco", title="indirect Hamiltonian-conserving DNCO (state, costate and control equations)",
+    reference="thesis §2.11, ch. 8", block="pyomo_mbdyn.schemes.dnco:DNCOBlock",
+    system="hamiltonian"))

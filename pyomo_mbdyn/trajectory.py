@@ -1,0 +1,370 @@
+"""The one trajectory type of the library, and its archive on disk.
+
+A :class:`Trajectory` holds a discrete motion on the grid ``t_k = k h``
+(k = 0..N), whoever produced it: the Newton stepper
+(:func:`pyomo_mbdyn.simulate.simulate`), an initial guess
+(:func:`pyomo_mbdyn.ocp.interpolated_trajectory`), or a scheme block's
+current values (``block.trajectory()``, every scheme, DNCO included):
+
+* ``t`` (N+1,), ``q`` and ``v`` (N+1, n) node configurations and velocities;
+* ``u`` (N, n_act) interval controls on the actuated coordinates (minus the
+  applied generalised force, see :mod:`pyomo_mbdyn.mechanics.system`) and
+  ``nu`` (N, dof) interval joint rates;
+* optional named ``extras`` (multipliers ``lam``, increments ``w``, chart
+  coordinates ``theta``/``vt``, momenta ``p``, costates, Newton iterations, …
+  of any shape), also readable as attributes (``trajectory.lam``; the
+  well-known names give ``None`` when absent);
+* the names of the coordinates (columns of ``q``, ``v``), of the controls
+  (columns of ``u``) and of the generalised velocities (columns of ``nu``);
+* a ``metadata`` dict (model, scheme, steps, solver, status, objective,
+  iterations, …) of JSON values; ``trajectory.scheme`` and ``trajectory.h``
+  read it;
+* the system it belongs to (``system``; not saved).
+
+:meth:`Trajectory.save` writes one ``.npz`` archive (``numpy.savez``):
+every array as its own ``.npy`` member (dtype, byte order, shape and bytes
+kept as they are) and everything else as one JSON string in the member
+``header``.  :func:`load` reads it back with ``allow_pickle=False``; the
+result is :meth:`~Trajectory.identical` to what was saved: every array
+bit for bit (NaN payloads and signed zeros included), the names and the
+metadata equal.
+
+Examples
+--------
+>>> import numpy as np
+>>> traj = Trajectory(t=np.array([0.0, 0.5]), q=np.zeros((2, 3)), v=np.zeros((2, 3)),
+...                         u=np.ones((1, 1)), nu=np.zeros((1, 3)),
+...                         coordinates=("ball.x", "ball.y", "ball.z"), controls=("ball.vx",),
+...                         velocities=("ball.vx", "ball.vy", "ball.vz"),
+...                         metadata={"model": "ball", "steps": 1})
+>>> traj.steps
+1
+"""
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ConfigurationError
+
+__all__ = ["Trajectory", "load", "column_names", "FORMAT", "FORMAT_VERSION"]
+
+#: name and version written into every archive's header
+FORMAT, FORMAT_VERSION = "pyomo_mbdyn.SolvedTrajectory", 1
+
+_ARRAYS = ("t", "q", "v", "u", "nu")
+_EXTRA_PREFIX = "extra."
+_EXTRA_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
+_HEADER = "header"
+#: extras that read as None when a trajectory does not carry them
+_KNOWN_EXTRAS = ("lam", "mu", "w", "theta", "vt", "p", "costates", "newton_iterations")
+
+
+def column_names(system):
+    """(coordinates, controls, velocities): the column names of q/v, u and nu.
+
+    Coordinates are ``body.c`` with ``c`` in ``x, y, z, d1x, …, d3z`` (or a
+    coordinate group's own names); controls ``system.actuated``; velocities
+    ``system.velocities``.  A system with generalised coordinates only (a
+    :class:`~pyomo_mbdyn.mechanics.HamiltonianSystem`) names each column by its
+    coordinate names.
+    """
+    from .mechanics.system import coordinate_names
+
+    if not hasattr(system, "bodies"):
+        names = list(system.names)
+        return names, names, names
+    coordinates = [f"{name}.{c}" for name, body in system.bodies.items() for c in coordinate_names(body)]
+    return coordinates, list(system.actuated), list(system.velocities)
+
+
+def _numeric_array(value, what):
+    """``value`` as an ndarray of a numeric or boolean dtype (never copied if it is one)."""
+    try:
+        array = np.asarray(value)
+    except Exception as err:  # pragma: no cover - numpy raises many types here
+        raise ConfigurationError(f"Trajectory: {what} is not an array ({err})") from None
+    if array.dtype.kind not in "biufc" or array.dtype.fields is not None:
+        raise ConfigurationError(
+            f"Trajectory: {what} must hold numbers (bool, int, float or complex), "
+            f"got dtype {array.dtype}")
+    return array
+
+
+def _names(value, what, length, columns_of):
+    if isinstance(value, str):
+        raise ConfigurationError(f"Trajectory: {what} must be a sequence of names, got the string {value!r}")
+    names = tuple(value)
+    bad = [n for n in names if not isinstance(n, str)]
+    if bad:
+        raise ConfigurationError(f"Trajectory: {what} must be strings, got {bad[0]!r}")
+    if len(names) != length:
+        raise ConfigurationError(
+            f"Trajectory: {what} has {len(names)} names but {columns_of} has {length} columns")
+    return names
+
+
+def _json_value(value, where):
+    """A JSON-representable copy of ``value``: numpy scalars become Python numbers,
+    tuples lists; anything else that JSON cannot hold is an error naming ``where``."""
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        value = value.item()
+    if value is None:
+        return value
+    for kind in (bool, int, float, str):  # plain types also for subclasses (enums, np.float64)
+        if isinstance(value, kind):
+            return kind.__str__(value) if kind is str else kind(value)
+    if isinstance(value, (list, tuple)):
+        return [_json_value(x, f"{where}[{i}]") for i, x in enumerate(value)]
+    if isinstance(value, dict):
+        bad = [k for k in value if not isinstance(k, str)]
+        if bad:
+            raise ConfigurationError(f"Trajectory: metadata {where} has a key {bad[0]!r} that is not a string")
+        return {k: _json_value(x, f"{where}[{k!r}]") for k, x in value.items()}
+    raise ConfigurationError(
+        f"Trajectory: metadata {where} = {value!r} ({type(value).__name__}) is not a JSON value "
+        f"(None, bool, int, float, str, list, dict); put arrays into extras")
+
+
+def _same_json(a, b):
+    """Equality of JSON values in which NaN equals NaN and types must match."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_json(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_json(a[k], b[k]) for k in a)
+    return a == b
+
+
+def _same_array(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@dataclass(eq=False)
+class Trajectory:
+    """A solved (or simulated) trajectory with its names and metadata.
+
+    Parameters
+    ----------
+    t : (N+1,) array
+        Node times.
+    q, v : (N+1, n) arrays
+        Node configurations and velocities in the system's coordinate order.
+    u : (N, n_act) array
+        Interval controls on ``controls`` (u is minus the applied generalised force).
+    nu : (N, dof) array
+        Interval joint rates ν = B(q♯) v_{k+½} on ``velocities``.
+    coordinates, controls, velocities : sequences of str
+        Column names of q and v, of u, of nu.
+    metadata : dict
+        JSON values under string keys (numpy scalars are turned into Python
+        numbers and tuples into lists on construction, so that what is kept is
+        exactly what a load gives back).
+    extras : dict of str → array
+        Further named arrays of any shape (multipliers, costates, …).  Names
+        are letters, digits and ``_ . -``; entries that are None are dropped.
+    system : the MultibodySystem (or other system) of the motion, optional;
+        neither saved nor compared.
+
+    Arrays keep their dtype (any bool, integer, float or complex type); they
+    are not copied.  Every inconsistency (shapes, name counts, non-numeric
+    data, metadata JSON cannot hold) raises a :class:`ConfigurationError`
+    (a ``ValueError``) naming the field.
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    v: np.ndarray
+    u: np.ndarray
+    nu: np.ndarray
+    coordinates: tuple = ()
+    controls: tuple = ()
+    velocities: tuple = ()
+    metadata: dict = field(default_factory=dict)
+    extras: dict = field(default_factory=dict)
+    system: object = field(default=None, repr=False)
+
+    def __post_init__(self):
+        for name in _ARRAYS:
+            setattr(self, name, _numeric_array(getattr(self, name), name))
+        t, q, v, u, nu = (getattr(self, name) for name in _ARRAYS)
+        if t.ndim != 1 or t.shape[0] < 1:
+            raise ConfigurationError(f"Trajectory: t must be a 1-D array of N+1 ≥ 1 node times, got shape {t.shape}")
+        N = t.shape[0] - 1
+        if q.ndim != 2 or q.shape[0] != N + 1:
+            raise ConfigurationError(f"Trajectory: q must have shape (N+1, n) = ({N + 1}, n), got {q.shape}")
+        if v.shape != q.shape:
+            raise ConfigurationError(f"Trajectory: v must have the shape of q {q.shape}, got {v.shape}")
+        for name, array in (("u", u), ("nu", nu)):
+            if array.ndim != 2 or array.shape[0] != N:
+                raise ConfigurationError(
+                    f"Trajectory: {name} must have shape (N, columns) = ({N}, ·) (one row per "
+                    f"interval), got {array.shape}")
+        self.coordinates = _names(self.coordinates, "coordinates", q.shape[1], "q")
+        self.controls = _names(self.controls, "controls", u.shape[1], "u")
+        self.velocities = _names(self.velocities, "velocities", nu.shape[1], "nu")
+        if not isinstance(self.metadata, dict):
+            raise ConfigurationError(f"Trajectory: metadata must be a dict, got {type(self.metadata).__name__}")
+        self.metadata = _json_value(self.metadata, "metadata")
+        if not isinstance(self.extras, dict):
+            raise ConfigurationError(f"Trajectory: extras must be a dict, got {type(self.extras).__name__}")
+        extras = {}
+        for key, value in self.extras.items():
+            if value is None:
+                continue
+            if not isinstance(key, str) or not _EXTRA_NAME.fullmatch(key):
+                raise ConfigurationError(
+                    f"Trajectory: extras name {key!r} is not allowed (use letters, digits, _ . -)")
+            extras[key] = _numeric_array(value, f"extras[{key!r}]")
+        self.extras = extras
+
+    # -- construction from a model ------------------------------------------
+    @classmethod
+    def of_system(cls, system, t, q, v, u, nu, metadata=None, **extras):
+        """A trajectory of ``system`` with the column names it defines
+        (:func:`column_names`); keyword arguments are extras (None dropped)."""
+        coordinates, controls, velocities = column_names(system)
+        return cls(t=t, q=q, v=v, u=u, nu=nu, coordinates=coordinates, controls=controls,
+                   velocities=velocities, metadata=dict(metadata or {}), extras=extras, system=system)
+
+    @classmethod
+    def from_block(cls, dyn, extras=None, **metadata):
+        """``dyn.trajectory()`` of a scheme block, with more extras and metadata.
+
+        The metadata starts with ``model`` (the Pyomo model's name), ``system``,
+        ``scheme``, ``steps``, ``horizon`` and ``h``; keyword arguments add to or
+        override them (``solver=``, ``status=``, ``objective=``,
+        ``iterations=``, or a whole result dictionary of ``pyomo-mbdyn run`` as
+        ``**result``).
+        """
+        if not callable(getattr(dyn, "trajectory", None)) or not hasattr(dyn, "system"):
+            raise ConfigurationError(f"Trajectory.from_block: {dyn!r} is not a scheme block (no trajectory())")
+        trajectory = dyn.trajectory()
+        trajectory.metadata.update(_json_value(metadata, "metadata"))
+        trajectory.extras.update({k: _numeric_array(v, f"extras[{k!r}]") for k, v in (extras or {}).items()})
+        return trajectory
+
+    # -- attributes -------------------------------------------------------------
+    def __getattr__(self, name):
+        extras = self.__dict__.get("extras") or {}
+        if name in extras:
+            return extras[name]
+        if name in _KNOWN_EXTRAS:
+            return None
+        raise AttributeError(f"{type(self).__name__} has no attribute or extra {name!r}")
+
+    @property
+    def h(self):
+        """Step size: ``metadata['h']``, else ``t[1] - t[0]``."""
+        if "h" in self.metadata:
+            return self.metadata["h"]
+        return float(self.t[1] - self.t[0]) if self.t.shape[0] > 1 else None
+
+    @property
+    def scheme(self):
+        """``metadata['scheme']`` (None if unknown)."""
+        return self.metadata.get("scheme")
+
+    # -- properties -----------------------------------------------------------
+    @property
+    def steps(self):
+        """Number of intervals N."""
+        return self.t.shape[0] - 1
+
+    def arrays(self):
+        """All arrays by archive member name: ``t, q, v, u, nu`` and ``extra.<name>``."""
+        out = {name: getattr(self, name) for name in _ARRAYS}
+        out.update({_EXTRA_PREFIX + key: value for key, value in self.extras.items()})
+        return out
+
+    def identical(self, other):
+        """True if ``other`` holds the same names, metadata (NaN equal to NaN) and
+        arrays of the same dtype, shape and bytes."""
+        if not isinstance(other, Trajectory):
+            return False
+        mine, theirs = self.arrays(), other.arrays()
+        return (self.coordinates == other.coordinates and self.controls == other.controls
+                and self.velocities == other.velocities and mine.keys() == theirs.keys()
+                and all(_same_array(mine[k], theirs[k]) for k in mine)
+                and _same_json(self.metadata, other.metadata))
+
+    # -- files -----------------------------------------------------------------
+    def save(self, path):
+        """Write the ``.npz`` archive ``path`` (numpy appends ``.npz`` if missing);
+        return the path written."""
+        path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_name(path.name + ".npz")
+        header = {"format": FORMAT, "version": FORMAT_VERSION, "coordinates": list(self.coordinates),
+                  "controls": list(self.controls), "velocities": list(self.velocities),
+                  "extras": list(self.extras), "metadata": self.metadata}
+        np.savez(path, **{_HEADER: np.array(json.dumps(header, allow_nan=True))}, **self.arrays())
+        return path
+
+    @classmethod
+    def load(cls, path):
+        """Read an archive written by :meth:`save` (no pickles are read)."""
+        path = Path(path)
+        with np.load(path, allow_pickle=False) as archive:
+            if _HEADER not in archive.files:
+                raise ConfigurationError(f"{path}: not a SolvedTrajectory archive (no {_HEADER!r} member)")
+            header = json.loads(str(archive[_HEADER][()]))
+            if header.get("format") != FORMAT or header.get("version") != FORMAT_VERSION:
+                raise ConfigurationError(
+                    f"{path}: format {header.get('format')!r} version {header.get('version')!r}; "
+                    f"this library reads {FORMAT!r} version {FORMAT_VERSION}")
+            missing = [n for n in (*_ARRAYS, *(_EXTRA_PREFIX + k for k in header["extras"]))
+                       if n not in archive.files]
+            if missing:
+                raise ConfigurationError(f"{path}: archive lacks the arrays {missing}")
+            arrays = {name: archive[name] for name in _ARRAYS}
+            extras = {key: archive[_EXTRA_PREFIX + key] for key in header["extras"]}
+        return cls(**arrays, coordinates=header["coordinates"], controls=header["controls"],
+                   velocities=header["velocities"], metadata=header["metadata"], extras=extras)
+
+    # -- tables -------------------------------------------------------------------
+    def to_dataframe(self):
+        """A pandas DataFrame indexed by node k with two-level columns:
+        ``("t", "")``, ``("q", coordinate)``, ``("v", coordinate)``,
+        ``("u", control)``, ``("nu", velocity)`` and, for every extra of shape
+        (N+1,), (N+1, m), (N,) or (N, m), ``(name, column index)``.  Interval
+        quantities (u, nu, and extras with N rows) stand at the node that
+        starts their interval; the last node holds NaN.  Other extras are left
+        out."""
+        import pandas as pd
+
+        N = self.steps
+
+        def node_rows(a):
+            a = a.reshape(a.shape[0], -1)
+            if a.shape[0] == N + 1:
+                return a
+            padded = np.full((N + 1, a.shape[1]), np.nan, dtype=np.result_type(a.dtype, float))
+            padded[:N] = a
+            return padded
+
+        blocks = [pd.DataFrame({("t", ""): self.t})]
+        for group, names in (("q", self.coordinates), ("v", self.coordinates), ("u", self.controls),
+                             ("nu", self.velocities)):
+            data = node_rows(getattr(self, group))
+            blocks.append(pd.DataFrame(data, columns=pd.MultiIndex.from_tuples([(group, n) for n in names])))
+        for key, value in self.extras.items():
+            if value.ndim in (1, 2) and value.shape[0] in (N, N + 1):
+                data = node_rows(value)
+                columns = pd.MultiIndex.from_tuples([(key, str(j)) for j in range(data.shape[1])])
+                blocks.append(pd.DataFrame(data, columns=columns))
+        table = pd.concat(blocks, axis=1)
+        table.index.name = "k"
+        return table
+
+
+def load(path):
+    """:meth:`Trajectory.load`."""
+    return Trajectory.load(path)
