@@ -92,7 +92,7 @@ checks = {"|B λ^BEM − λ^REM| / |λ^REM|": np.abs(mapped - lam_rem).max() / s
           "|P λ^REM − λ^BEM| / |λ^BEM|": np.abs(back - lam_bem).max() / np.abs(lam_bem).max(),
           "|G(q_{k+½}) λ^BEM| / |λ^BEM|": G_lam / np.abs(lam_bem).max()}
 for scheme, m in arm.items():
-    u = m.dyn.trajectory_arrays()[3]
+    u = m.dyn.trajectory().u
     checks[f"|u(λ) − u| / |u|  ({scheme})"] = np.abs(multipliers.controls_from_multipliers(m.dyn) - u).max() / np.abs(u).max()
 for name, value in checks.items():
     print(f"{name:32s} {value:.1e}")

@@ -85,15 +85,15 @@ costs
 # the trolley.
 
 # %%
-arrays = {scheme: m.dyn.trajectory_arrays() for scheme, m in models.items()}   # (t, q, v, u, ν)
+trajectories = {scheme: m.dyn.trajectory() for scheme, m in models.items()}
 for scheme, (t, q, v, u, nu) in arrays.items():
     print(f"{scheme}: q_N = {q[-1].round(9) + 0.0}, max |v_N| = {np.abs(v[-1]).max():.1e}, "
           f"min l = {crane.RADIUS * q[:, 1].min():.3f}, min z = {q[:, 3].min():.3f}")
     assert np.allclose(q[-1], crane.QF, atol=1e-8) and q[:, 1].min() > 0 and q[:, 3].min() > 0
-print(f"max |q_rem − q_bem| = {np.abs(arrays['rem'][1] - arrays['bem'][1]).max():.1e}, "
-      f"max |q_gc − q_bem| = {np.abs(arrays['gc'][1] - arrays['bem'][1]).max():.1e}")
+print(f"max |q_rem − q_bem| = {np.abs(trajectories['rem'].q - trajectories['bem'].q).max():.1e}, "
+      f"max |q_gc − q_bem| = {np.abs(trajectories['gc'].q - trajectories['bem'].q).max():.1e}")
 
-t, q = arrays["bem"][:2]
+t, q = trajectories["bem"].t, trajectories["bem"].q
 s, beta, x, z = q.T
 fig = Figure(figsize=(15, 4))
 axes = fig.subplots(1, 3)
@@ -120,7 +120,7 @@ fig
 fig = Figure(figsize=(15, 4))
 axes = fig.subplots(1, 3, sharey=True)
 for ax, scheme in zip(axes, SCHEMES):
-    t, u = arrays[scheme][0], arrays[scheme][3]
+    t, u = trajectories[scheme].t, trajectories[scheme].u
     plotting.plot_controls(t, u, list(system.actuated), ax=ax)
     ax.set_title(f"controls: {scheme}")
 fig.tight_layout()
@@ -133,7 +133,7 @@ fig
 
 # %%
 for scheme, m in models.items():
-    u = arrays[scheme][3]
+    u = trajectories[scheme].u
     error = np.abs(multipliers.controls_from_multipliers(m.dyn) - u).max() / np.abs(u).max()
     print(f"{scheme}: max |u(λ) − u| / max |u| = {error:.1e}")
     assert error < 1e-7

@@ -45,12 +45,14 @@ workdir = Path(tempfile.mkdtemp(prefix="pyomo_mbdyn_"))  # files written by this
 from pyomo_mbdyn.models import heavy_top
 from pyomo_mbdyn.schemes.quaternion import quaternion_state
 from pyomo_mbdyn.simulate import simulate
-from pyomo_mbdyn.simulate.quaternion import QuaternionStepper, QuaternionTop, director_trajectory
+from pyomo_mbdyn.discretization.quaternion import QuaternionTop, director_trajectory
+from pyomo_mbdyn.simulate.quaternion import QuaternionStepper
 
 m = heavy_top.build()                   # the quaternion block, N = 100 on [0, 1]
 result = get_solver("casadi_ipopt").solve(m)
 print(result.solver.termination_condition)
-t, q, v, u, nu = m.dyn.trajectory_arrays()   # reported in director coordinates
+trajectory = m.dyn.trajectory()   # reported in director coordinates
+t, q, v, u, nu = trajectory.t, trajectory.q, trajectory.v, trajectory.u, trajectory.nu
 system = m.dyn.system
 table = m.dyn.diagnostics()
 print(table[["t", "T", "V", "E", "Lz"]].iloc[::25].to_string())

@@ -85,13 +85,14 @@ table
 # ## The orbit and the thrust
 
 # %%
-t, x, u, lam = models["dnco"].dyn.arrays()
+trajectory = models["dnco"].dyn.trajectory()
+t, x, u, lam = trajectory.t, np.hstack([trajectory.q, trajectory.p]), trajectory.u, trajectory.costates
 fig = Figure(figsize=(15, 4.5))
 ax = fig.add_subplot(1, 3, 1, projection="3d")
 guess = particle.semicircle(t)
 ax.plot(*guess[:, :3].T, "k:", label="guess: uncontrolled semicircle")
 for scheme, m in models.items():
-    ax.plot(*m.dyn.arrays()[1][:, :3].T, marker=".", label=scheme)
+    ax.plot(*m.dyn.trajectory().q.T, marker=".", label=scheme)
 ax.scatter(0, 0, 0, color="k", marker="*", s=80)
 ax.set_xlabel("x"); ax.set_ylabel("y"); ax.set_zlabel("z"); ax.legend(fontsize="small")
 ax.set_title("orbit (★: the attracting centre)")
@@ -146,7 +147,7 @@ LEVELS = (10, 20, 40)
 rows = []
 for N in LEVELS:
     m = models["dnco"] if N == particle.STEPS else solved(particle, "dnco", N)
-    lam = m.dyn.arrays()[3]
+    lam = m.dyn.trajectory().costates
     direct = models["direct-gonzalez"] if N == particle.STEPS else solved(particle, "direct-gonzalez", N)
     Hd_direct = direct.dyn.interval_table(costates(direct.dyn))["Hd"]
     rows.append({"N": N, "J_d": m.dyn.cost(), "H^d": m.dyn.interval_table()["Hd"].iloc[0],

@@ -96,13 +96,14 @@ table
 fig = Figure(figsize=(15, 4))
 axes = fig.subplots(1, 3)
 for scheme, m in models.items():
-    t, x, u, _ = m.dyn.arrays()
+    trajectory = m.dyn.trajectory()
+    t, x, u, _ = trajectory.t, np.hstack([trajectory.q, trajectory.p]), trajectory.u, trajectory.costates
     axes[0].plot(t, x[:, 0], marker=".", label=scheme)
     axes[1].plot(t, x[:, 1], marker=".", label=scheme)
 axes[0].set_title("angle q"); axes[1].set_title("momentum p")
 for ax in axes[:2]:
     ax.set_xlabel("t"); ax.legend(); ax.grid(alpha=0.3)
-U = np.column_stack([m.dyn.arrays()[2][:, 0] for m in models.values()])
+U = np.column_stack([m.dyn.trajectory().u[:, 0] for m in models.values()])
 plotting.plot_controls(t, U, list(SCHEMES), ax=axes[2])
 fig.tight_layout()
 fig

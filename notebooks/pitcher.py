@@ -101,7 +101,8 @@ print("elbow range θ₅ ∈", tuple(round(float(v), 4) for v in pitcher.ELBOW_R
 from pyomo_mbdyn.ocp import solve
 
 solve(m, "casadi_ipopt", options={"max_iter": 3000})
-t_opt, q_opt, _, u_opt, _ = m.dyn.trajectory_arrays()
+trajectory = m.dyn.trajectory()
+t_opt, q_opt, u_opt = trajectory.t, trajectory.q, trajectory.u
 hand_opt = np.array([np.asarray(pitcher.hand_position(system, qk), float) for qk in q_opt])
 print(f"hand momentum along e₂: {pyo.value(m.ocp.hand_momentum):.2f} kg m/s "
       f"(hand speed ≈ {pyo.value(m.ocp.hand_momentum) / pitcher.FOREARM_MASS:.0f} m/s)")

@@ -50,7 +50,8 @@ from pyomo_mbdyn.simulate import simulate
 m = satellite_spin.build(scheme="bem", steps=20, case="friction")
 result = get_solver("casadi_ipopt").solve(m)
 print(result.solver.termination_condition)
-t, q, v, u, nu = m.dyn.trajectory_arrays()
+trajectory = m.dyn.trajectory()
+t, q, v, u, nu = trajectory.t, trajectory.q, trajectory.v, trajectory.u, trajectory.nu
 system = m.dyn.system
 table = m.dyn.diagnostics()
 print(table[["t", "T", "D", "E", "Lz"]].iloc[::5].to_string())

@@ -82,7 +82,8 @@ print(f"scheme {m.dyn.scheme} ({m.dyn.config.configurations}), N = {m.dyn.config
 # though not yet onto the target.
 
 # %%
-t, q, v, u, nu = m.dyn.trajectory_arrays()
+trajectory = m.dyn.trajectory()
+t, q, v, u, nu = trajectory.t, trajectory.q, trajectory.v, trajectory.u, trajectory.nu
 table = m.dyn.diagnostics()
 L = table[["Lx", "Ly", "Lz"]].to_numpy()
 print(f"max |L| along the guess: {np.abs(L).max():.1e}   (max T = {table['T'].max():.1f})")
@@ -117,7 +118,8 @@ J = pyo.value(m.ocp.control_effort)
 print(f"J = {J:.6e}   (paper {PAPER:.4e}; relative difference {J / PAPER - 1:+.1e})")
 assert abs(J / PAPER - 1) < 1e-4
 
-t, q, v, u, nu = m.dyn.trajectory_arrays()
+trajectory = m.dyn.trajectory()
+t, q, v, u, nu = trajectory.t, trajectory.q, trajectory.v, trajectory.u, trajectory.nu
 table = m.dyn.diagnostics()
 L = table[["Lx", "Ly", "Lz"]].to_numpy()
 steps = np.array([[abs(pyo.value(m.dyn.w[i, j])) for j in m.dyn.velocities if j.endswith("angle")]

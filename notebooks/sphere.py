@@ -58,7 +58,8 @@ assert abs(J - 533.5767) < 1e-3
 # centre.
 
 # %%
-t, q, v, u, nu = m.dyn.trajectory_arrays()
+trajectory = m.dyn.trajectory()
+t, q, v, u, nu = trajectory.t, trajectory.q, trajectory.v, trajectory.u, trajectory.nu
 system = m.dyn.system
 ax = plotting.plot_snapshots(system, q, t=t, count=7)
 ax.plot(*q[:, 0:3].T, color="0.5", lw=0.8)

@@ -93,7 +93,8 @@ summary
 # revolute joints) and drawn from above.
 
 # %%
-t, x, u, lam = dnco.arrays()
+trajectory = dnco.trajectory()
+t, x, u, lam = trajectory.t, np.hstack([trajectory.q, trajectory.p]), trajectory.u, trajectory.costates
 alpha = x[:, :3]
 arm = three_link_arm.build_system()
 q = np.array([arm.reparametrise(a - three_link_arm.ALPHA0, arm.q0) for a in alpha], dtype=float)

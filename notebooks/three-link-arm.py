@@ -96,10 +96,10 @@ print(f"|J_bem − J_rem| / J_rem = {bem_rem:.1e}")
 print(f"(J_gc − J_rem) / J_rem  = {gc_gap:+.2e}")
 assert bem_rem < 1e-9 and 1e-5 < abs(gc_gap) < 1e-2
 
-arrays = {scheme: m.dyn.trajectory_arrays() for scheme, m in models.items()}   # (t, q, v, u, ν)
+trajectories = {scheme: m.dyn.trajectory() for scheme, m in models.items()}
 for scheme in ("rem", "gc"):
-    print(f"max |q_{scheme} − q_bem| = {np.abs(arrays[scheme][1] - arrays['bem'][1]).max():.1e}")
-assert np.abs(arrays["rem"][1] - arrays["bem"][1]).max() < 1e-8
+    print(f"max |q_{scheme} − q_bem| = {np.abs(trajectories[scheme].q - trajectories['bem'].q).max():.1e}")
+assert np.abs(trajectories["rem"].q - trajectories["bem"].q).max() < 1e-8
 for scheme, (t, q, v, u, nu) in arrays.items():
     alpha_N = three_link_arm.joint_angles(q[-1])
     print(f"{scheme}: α_N = {alpha_N.round(10) + 0.0}")
@@ -114,7 +114,7 @@ for scheme, (t, q, v, u, nu) in arrays.items():
 # %%
 fig = Figure(figsize=(15, 5.5))
 for i, scheme in enumerate(SCHEMES):
-    t, q = arrays[scheme][:2]
+    t, q = trajectories[scheme].t, trajectories[scheme].q
     ax = plotting.plot_snapshots(models[scheme].dyn.system, q, t=t, count=5,
                                  ax=fig.add_subplot(1, 3, i + 1, projection="3d"))
     ax.view_init(elev=90, azim=-90)
@@ -133,7 +133,7 @@ fig = Figure(figsize=(15, 4))
 axes = fig.subplots(1, 3, sharey=True)
 names = list(models["rem"].dyn.system.actuated)
 for ax, scheme in zip(axes, SCHEMES):
-    t, u = arrays[scheme][0], arrays[scheme][3]
+    t, u = trajectories[scheme].t, trajectories[scheme].u
     plotting.plot_controls(t, u, names, ax=ax)
     ax.set_title(f"controls: {scheme}")
 fig.tight_layout()
@@ -177,11 +177,11 @@ fig
 # %%
 recovered = {}
 for scheme, m in models.items():
-    u = arrays[scheme][3]
+    u = trajectories[scheme].u
     recovered[scheme] = multipliers.controls_from_multipliers(m.dyn)
     error = np.abs(recovered[scheme] - u).max() / np.abs(u).max()
     print(f"{scheme}: max |u(λ) − u| / max |u| = {error:.1e}")
     assert error < 1e-7
-t = arrays["bem"][0]
-plotting.plot_costates(arrays["bem"][3], recovered["bem"], labels=("solved u", "u = −B λᵖ"),
+t = trajectories["bem"].t
+plotting.plot_costates(trajectories["bem"].u, recovered["bem"], labels=("solved u", "u = −B λᵖ"),
                        t=t[:-1] + 0.5 * (t[1] - t[0]), names=names, title="BEM controls")

@@ -145,7 +145,8 @@ costs
 
 # %%
 for scheme, m in models.items():
-    t, q, v, u, nu = m.dyn.trajectory_arrays()
+    trajectory = m.dyn.trajectory()
+    t, q, v, u, nu = trajectory.t, trajectory.q, trajectory.v, trajectory.u, trajectory.nu
     q_fore = arm.body_coordinates(q[-1], "fore")
     tip_N = np.asarray(fore.point(q_fore, fore.point_components("tip")), float)
     nu_N = np.asarray(arm.control_matrix(q[-1]), float) @ v[-1]
@@ -153,7 +154,8 @@ for scheme, m in models.items():
     assert np.allclose(tip_N[:2], TARGET, atol=1e-8) and np.abs(nu_N).max() < 1e-8
 
 # %%
-t, q, v, u, nu = models["rem"].dyn.trajectory_arrays()
+trajectory = models["rem"].dyn.trajectory()
+t, q, v, u, nu = trajectory.t, trajectory.q, trajectory.v, trajectory.u, trajectory.nu
 ax = plotting.plot_snapshots(arm, q, t=t, count=6)
 ax.scatter(*TARGET, 0, marker="x", s=80, color="k")
 ax.view_init(elev=90, azim=-90)
@@ -164,8 +166,8 @@ ax.figure
 # (`plot_costates` compares any two sets of per-node or per-interval arrays).
 
 # %%
-u_bem = models["bem"].dyn.trajectory_arrays()[3]
-u_rem = models["rem"].dyn.trajectory_arrays()[3]
+u_bem = models["bem"].dyn.trajectory().u
+u_rem = models["rem"].dyn.trajectory().u
 plotting.plot_costates(u_bem, u_rem, labels=("bem", "rem"), t=t[:-1], names=list(arm.actuated),
                        title="controls")
 
@@ -177,7 +179,8 @@ plotting.plot_costates(u_bem, u_rem, labels=("bem", "rem"), t=t[:-1], names=list
 # set M(v_{k+1} − v_k), zig-zag with the node velocities:
 
 # %%
-t, q, v, u, nu = models["bem"].dyn.trajectory_arrays()
+trajectory = models["bem"].dyn.trajectory()
+t, q, v, u, nu = trajectory.t, trajectory.q, trajectory.v, trajectory.u, trajectory.nu
 node_rates = np.array([np.asarray(arm.control_matrix(q[k]), float) @ v[k] for k in range(len(t))])
 print("interval rates ν_{k+½} (elbow):", nu[:6, 1].round(3))
 print("node rates B(q_k) v_k  (elbow):", node_rates[:6, 1].round(3))
