@@ -44,6 +44,9 @@ Capabilities
 ``system``
     ``"multibody"`` (a MultibodySystem or CoordinateSystem), ``"top"`` (one rigid
     body on a spherical joint) or ``"hamiltonian"`` (a HamiltonianSystem);
+``momentum_consistent``, ``energy_consistent``
+    the momentum maps of symmetries change exactly by the applied loads / the
+    discrete energy balance T + V + W + D holds to round-off;
 ``order``
     the order of accuracy (2 for every scheme here).
 """
@@ -77,6 +80,8 @@ class SchemeRecord:
     controls: bool = True
     loops: bool = False
     coordinate_systems: bool = False
+    momentum_consistent: bool = True
+    energy_consistent: bool = False
     order: int = 2
     aliases: tuple = field(default=())
 
@@ -133,12 +138,13 @@ register(SchemeRecord(
     name="bem", title="energy-momentum scheme with interval multipliers (BEM)",
     reference="thesis §2.3, Eq. (3.21)-(3.23)", block="pyomo_mbdyn.schemes.bem:BEMBlock",
     step=BEM_STEP, joint_rates=True, final_configuration=("nodes",), final_rest="joint_rates",
-    multipliers="redundant", friction=True, coordinate_systems=True))
+    multipliers="redundant", friction=True, coordinate_systems=True, energy_consistent=True))
 register(SchemeRecord(
     name="rem", title="energy-momentum scheme reduced by the discrete null space method (REM)",
     reference="thesis §2.4, Eq. (3.34)", block="pyomo_mbdyn.schemes.rem:REMBlock",
     step=REM_STEP, joint_rates=True, increments=True, final_configuration=("increments",),
-    final_rest="joint_rates", multipliers="reduced", friction=True, coordinate_systems=True))
+    final_rest="joint_rates", multipliers="reduced", friction=True, coordinate_systems=True,
+    energy_consistent=True))
 register(SchemeRecord(
     name="dmocc", title="variational midpoint scheme reduced by the discrete null space method (DMOCC)",
     reference="DMOCC paper §3, Eq. (3.12)", block="pyomo_mbdyn.schemes.dmocc:DMOCCBlock",
@@ -153,7 +159,7 @@ register(SchemeRecord(
     name="gc", title="midpoint rule in generalised (chart) coordinates (GC)",
     reference="thesis §2.5, Eq. (3.40)-(3.42)", block="pyomo_mbdyn.schemes.gc:GCBlock",
     step=GC_STEP, joint_rates=True, final_configuration=("chart",), final_rest="chart_velocity",
-    multipliers="chart", friction=True, coordinate_systems=True))
+    multipliers="chart", friction=True, coordinate_systems=True, momentum_consistent=False))
 register(SchemeRecord(
     name="quaternion", title="quaternion energy-momentum scheme for a heavy top",
     reference="thesis ch. 5 (Betsch & Siebert 2009)", block="pyomo_mbdyn.schemes.quaternion:QuaternionBlock",
