@@ -13,6 +13,7 @@ module                 what it states
 ``energy_momentum``    BEM and REM steps (thesis §2.3–2.4)
 ``variational``        DMOCC with multipliers and reduced (DMOCC paper §3)
 ``midpoint``           midpoint rule in generalised coordinates (thesis §2.5)
+``rattle``             RATTLE, constrained Störmer–Verlet (Hairer–Lubich–Wanner VII.1)
 ``charts``             q(θ) = F(θ, q_ref), its velocity, basis and inverse
 ``quaternion``         quaternion energy-momentum step for a top (thesis ch. 5)
 ``hamiltonian``        DNCO state/costate equations and discrete gradients (§2.11)
@@ -25,8 +26,9 @@ from .charts import chart, chart_basis, chart_coordinates, chart_velocity
 from .common import full_controls
 from .energy_momentum import bem_residuals, joint_rates, rem_residuals
 from .midpoint import gc_residuals
+from .rattle import rattle_residuals
 from .variational import dmocc_lm_residuals, dmocc_residuals, lagrangian_slopes, projected_velocity
 
 __all__ = ["chart", "chart_basis", "chart_coordinates", "chart_velocity", "full_controls",
            "bem_residuals", "joint_rates", "rem_residuals", "gc_residuals", "dmocc_lm_residuals",
-           "dmocc_residuals", "lagrangian_slopes", "projected_velocity"]
+           "dmocc_residuals", "lagrangian_slopes", "projected_velocity", "rattle_residuals"]

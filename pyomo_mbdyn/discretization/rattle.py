@@ -18,8 +18,9 @@ import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared_array
 from .common import full_controls
+from .steps import OneStep
 
-__all__ = ["rattle_residuals"]
+__all__ = ["rattle_residuals", "RattleStep", "RATTLE_STEP"]
 
 
 def _nodal_force(system, q, multipliers, u_full):
@@ -64,3 +65,15 @@ def rattle_residuals(system, h, q0, v0, q1, v1, lam, mu, u):
         "momentum_second_half": as_array(M * v1 - half_step + second * (0.5 * h)),
         "hidden_constraint": as_array(matmul(system.constraint_jacobian(q1), v1)),
     }
+
+
+class RattleStep(OneStep):
+    """RATTLE for the Newton stepper: unknowns q_{k+1}, v_{k+1}, λ, μ."""
+
+    unknowns = (("q", "n"), ("v", "n"), ("lam", "m"), ("mu", "m"))
+
+    def residuals(self, system, h, q0, v0, x, u, options):
+        return rattle_residuals(system, h, q0, v0, x["q"], x["v"], x["lam"], x["mu"], u)
+
+
+RATTLE_STEP = RattleStep()

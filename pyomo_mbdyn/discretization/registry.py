@@ -55,6 +55,7 @@ import importlib
 from dataclasses import dataclass, field
 
 from ..errors import ConfigurationError
+from .rattle import RATTLE_STEP
 from .steps import BEM_STEP, DMOCC_LM_STEP, DMOCC_STEP, GC_STEP, REM_STEP
 
 __all__ = ["SchemeRecord", "SCHEMES", "record", "register", "scheme_names"]
@@ -160,6 +161,11 @@ register(SchemeRecord(
     reference="thesis §2.5, Eq. (3.40)-(3.42)", block="pyomo_mbdyn.schemes.gc:GCBlock",
     step=GC_STEP, joint_rates=True, final_configuration=("chart",), final_rest="chart_velocity",
     multipliers="chart", friction=True, coordinate_systems=True, momentum_consistent=False))
+register(SchemeRecord(
+    name="rattle", title="RATTLE: constrained Störmer–Verlet, symplectic (position-level constraints)",
+    reference="Hairer, Lubich & Wanner, Geometric Numerical Integration, VII.1.4",
+    block="pyomo_mbdyn.schemes.rattle:RATTLEBlock", step=RATTLE_STEP, final_configuration=("nodes",),
+    final_rest="joint_rates", coordinate_systems=True))
 register(SchemeRecord(
     name="quaternion", title="quaternion energy-momentum scheme for a heavy top",
     reference="thesis ch. 5 (Betsch & Siebert 2009)", block="pyomo_mbdyn.schemes.quaternion:QuaternionBlock",
