@@ -86,7 +86,8 @@ costs
 
 # %%
 trajectories = {scheme: m.dyn.trajectory() for scheme, m in models.items()}
-for scheme, (t, q, v, u, nu) in arrays.items():
+for scheme, trajectory in trajectories.items():
+    t, q, v, u, nu = trajectory.t, trajectory.q, trajectory.v, trajectory.u, trajectory.nu
     print(f"{scheme}: q_N = {q[-1].round(9) + 0.0}, max |v_N| = {np.abs(v[-1]).max():.1e}, "
           f"min l = {crane.RADIUS * q[:, 1].min():.3f}, min z = {q[:, 3].min():.3f}")
     assert np.allclose(q[-1], crane.QF, atol=1e-8) and q[:, 1].min() > 0 and q[:, 3].min() > 0
@@ -99,7 +100,8 @@ fig = Figure(figsize=(15, 4))
 axes = fig.subplots(1, 3)
 plotting.plot_coordinates(t, np.column_stack([s, x, z, crane.RADIUS * beta]),
                           ["trolley s", "load x", "load z", "rope l = r β"], ax=axes[0])
-for scheme, (t, q, *_) in arrays.items():
+for scheme, trajectory in trajectories.items():
+    t, q = trajectory.t, trajectory.q
     axes[1].plot(t, np.degrees(np.arctan2(q[:, 2] - q[:, 0], q[:, 3])), marker=".", label=scheme)
 axes[1].set_title("swing angle α [°]"); axes[1].set_xlabel("t"); axes[1].legend(); axes[1].grid(alpha=0.3)
 for k in range(0, len(t), 5):                       # the crane seen from the side, every fifth node

@@ -100,7 +100,8 @@ trajectories = {scheme: m.dyn.trajectory() for scheme, m in models.items()}
 for scheme in ("rem", "gc"):
     print(f"max |q_{scheme} − q_bem| = {np.abs(trajectories[scheme].q - trajectories['bem'].q).max():.1e}")
 assert np.abs(trajectories["rem"].q - trajectories["bem"].q).max() < 1e-8
-for scheme, (t, q, v, u, nu) in arrays.items():
+for scheme, trajectory in trajectories.items():
+    t, q, v, u, nu = trajectory.t, trajectory.q, trajectory.v, trajectory.u, trajectory.nu
     alpha_N = three_link_arm.joint_angles(q[-1])
     print(f"{scheme}: α_N = {alpha_N.round(10) + 0.0}")
     assert np.allclose(alpha_N, three_link_arm.ALPHAF, atol=1e-9)

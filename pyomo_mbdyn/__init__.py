@@ -2,6 +2,18 @@
 
 Importing the package registers the solver plugins ``casadi_ipopt`` and
 ``casadi_bonmin`` with Pyomo's ``SolverFactory``.
+
+Layers (each imports only the ones below it)::
+
+    models/, cli, figures          paper examples, command line, a model's figures
+    ocp                            optimal-control problems on scheme blocks
+    schemes                        Pyomo blocks, one per registry record
+    simulate                       Newton stepping, Udwadia–Kalaba, recursive chains
+    discretization                 step equations, charts, the scheme registry
+    mechanics                      bodies, joints, systems (any backend)
+    trajectory, errors, solvers    the trajectory type, exceptions, solver plugins
+
+``diagnostics``, ``results`` and ``plotting`` read solved models and never build them.
 """
 
 from . import plugins as _plugins
