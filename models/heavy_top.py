@@ -86,7 +86,7 @@ def build(scheme="quaternion", steps=STEPS, initialize=True):
     """
     import pyomo.environ as pyo
 
-    from pyomo_mbdyn.schemes import scheme_block
+    from pyomo_mbdyn.schemes import record, scheme_block
     from pyomo_mbdyn.simulate import simulate
 
     system = build_system()
@@ -95,7 +95,7 @@ def build(scheme="quaternion", steps=STEPS, initialize=True):
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON,
                          initial_configuration=q0, initial_velocity=v0)
     if initialize:
-        if scheme == "quaternion":
+        if record(scheme).system == "top":  # the quaternion scheme has its own stepper
             from pyomo_mbdyn.schemes.quaternion import quaternion_state
             from pyomo_mbdyn.simulate.quaternion import QuaternionStepper
 

@@ -100,7 +100,7 @@ def build(scheme="dmocc", steps=STEPS, configurations="lifted"):
 
     from pyomo_mbdyn.errors import ConfigurationError
     from pyomo_mbdyn.ocp import OptimalControlProblem
-    from pyomo_mbdyn.schemes import scheme_block
+    from pyomo_mbdyn.schemes import scheme_block, scheme_options
 
     if scheme not in ("dmocc", "rem"):
         raise ConfigurationError(f"pitcher: scheme {scheme!r} not offered; use dmocc or rem "
@@ -108,7 +108,7 @@ def build(scheme="dmocc", steps=STEPS, configurations="lifted"):
     system = build_system()
     q0 = initial_configuration(system)
     m = pyo.ConcreteModel("pitcher")
-    options = {"configurations": configurations} if scheme == "dmocc" else {}
+    options = {"configurations": configurations} if "configurations" in scheme_options(scheme) else {}
     m.dyn = dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON,
                                initial_configuration=q0, **options)
     problem = OptimalControlProblem(dyn)

@@ -86,11 +86,11 @@ def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, gu
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.ocp import OptimalControlProblem
-    from pyomo_mbdyn.schemes import scheme_block
+    from pyomo_mbdyn.schemes import scheme_block, scheme_options
 
     system = build_system(rotors)
     m = pyo.ConcreteModel("satellite")
-    options = {"configurations": configurations} if scheme == "dmocc" else {}
+    options = {"configurations": configurations} if "configurations" in scheme_options(scheme) else {}
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON, **options)
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort()
@@ -99,7 +99,7 @@ def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, gu
     # momentum (the library's relative joint rates move the rotors along),
     # conserved and zero: redundant; the rotor rows finish the rest condition
     problem.require_final_rest(drop=("main.vx", "main.vy", "main.vz", "main.wx", "main.wy", "main.wz"))
-    if hasattr(m.dyn, "w") and increment_bound:
+    if m.dyn.record.increments and increment_bound:
         problem.bound_rotation_increments(increment_bound)
     names = list(m.dyn.velocities)
     increment = np.zeros(len(names))

@@ -76,19 +76,21 @@ def build(scheme="bem", steps=20, case="friction", contravariant=True, initializ
     """
     import pyomo.environ as pyo
 
-    from pyomo_mbdyn.schemes import scheme_block
+    from pyomo_mbdyn.schemes import record, scheme_block, scheme_options
     from pyomo_mbdyn.simulate import simulate
 
     system = build_system(case)
     q0, v0, u = initial_state(system, case)
     controls = np.tile(u, (steps, 1))
     m = pyo.ConcreteModel("satellite-spin")
+    options = {"contravariant": contravariant} if "contravariant" in scheme_options(scheme) else {}
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON,
-                         initial_configuration=q0, initial_velocity=v0, controls=controls,
-                         contravariant=contravariant)
+                         initial_configuration=q0, initial_velocity=v0, controls=controls, **options)
     if initialize:
-        stepper_scheme = scheme if scheme in ("bem", "rem") else "bem"
-        options = {"contravariant": contravariant} if stepper_scheme == "bem" else {}
+        # start from the scheme's own stepper where it has one and takes friction, else BEM's
+        rec = record(scheme)
+        stepper_scheme = scheme if rec.step is not None and rec.friction else "bem"
+        options = {"contravariant": contravariant} if "contravariant" in scheme_options(stepper_scheme) else {}
         m.dyn.initialize_from(simulate(system, q0, v0, HORIZON / steps, steps, controls,
                                        scheme=stepper_scheme, **options))
     return m

@@ -56,12 +56,12 @@ def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, configurations=None)
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.ocp import OptimalControlProblem
-    from pyomo_mbdyn.schemes import scheme_block
+    from pyomo_mbdyn.schemes import scheme_block, scheme_options
 
     system = build_system()
     m = pyo.ConcreteModel("sphere")
     options = {}
-    if scheme == "dmocc":
+    if "configurations" in scheme_options(scheme):
         options["configurations"] = configurations or ("minimal" if steps <= MINIMAL_UP_TO else "lifted")
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON, **options)
     problem = OptimalControlProblem(m.dyn)
@@ -69,7 +69,7 @@ def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, configurations=None)
     problem.fix_final_position("sphere", TARGET)
     problem.fix_final_orientation("sphere", np.eye(3))
     problem.require_final_rest()
-    if hasattr(m.dyn, "w") and increment_bound:
+    if m.dyn.record.increments and increment_bound:
         problem.bound_rotation_increments(increment_bound)
     # initial guess: straight line and TURNS turns about AXIS in equal increments
     increment = np.concatenate([(TARGET - START) / steps, AXIS * (2 * np.pi * TURNS / steps)])
@@ -79,11 +79,11 @@ def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, configurations=None)
     for k in range(1, steps + 1):
         q = np.asarray(system.reparametrise(increment, q), float)
         for idx, (body, c) in enumerate(coords):
-            if m.dyn.config.configurations == "lifted":
+            if m.dyn.configurations == "lifted":
                 m.dyn.body[body].q[k, c].value = q[idx]
             if m.dyn.uses_velocities:
                 m.dyn.body[body].v[k, c].value = 0.0
-        if hasattr(m.dyn, "w"):  # for small N the guess may exceed the increment bound
+        if isinstance(m.dyn.component("w"), pyo.Var):  # for small N the guess may exceed the increment bound
             for j, name in enumerate(names):
                 m.dyn.w[k - 1, name].set_value(increment[j], skip_validation=True)
     m.problem = problem  # keep a handle (not a Pyomo component)

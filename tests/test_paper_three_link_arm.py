@@ -37,7 +37,7 @@ def test_bem_and_rem_optima_coincide(free):
 def test_final_state_is_reached(free):
     for scheme, m in free.items():
         tr_m = m.dyn.trajectory()
-        q, v, nu = tr_m.q, tr_m.v, tr_m.nu
+        q, v = tr_m.q, tr_m.v
         np.testing.assert_allclose(arm.joint_angles(q[-1]), arm.ALPHAF, atol=1e-9, err_msg=scheme)
         B = np.asarray(m.dyn.system.control_matrix(q[-1]), float)
         assert np.abs(B @ v[-1]).max() < 1e-9, scheme

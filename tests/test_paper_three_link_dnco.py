@@ -50,7 +50,7 @@ def test_indirect_dnco_conserves_hd_and_energy():
     E = m.dyn.diagnostics()["E"].to_numpy()
     assert np.ptp(E) < 1e-14 * np.abs(E).max()
     tr = m.dyn.trajectory()
-    t, x, u, lam = tr.t, np.hstack([tr.q, tr.p]), tr.u, tr.costates
+    u, lam = tr.u, tr.costates
     np.testing.assert_allclose(u, -lam[:, 3:], atol=1e-9 * np.abs(u).max())
     # the indirect solution is feasible for the direct Gonzalez NLP: it cannot be cheaper
     direct = solved("three-link-arm", "direct-gonzalez", 40)

@@ -268,16 +268,16 @@ class RigidBody(Body):
     def linear_momentum(self, v):
         return self.mass * as_array(v)[0:3]
 
-    def reparametrise(self, u, q_base, rotation="exp"):
-        """Nodal reparametrisation ``F(u, q_base)``, DMOCC Eq. (4.6).
+    def reparametrise(self, w, q_base, rotation="exp"):
+        """Nodal reparametrisation ``F(w, q_base)``, DMOCC Eq. (4.6).
 
-        ``u = (u_φ, θ)``: ``φ = φ_base + u_φ``, ``d_i = R(θ) d_i,base`` with
+        ``w = (w_φ, θ)``: ``φ = φ_base + w_φ``, ``d_i = R(θ) d_i,base`` with
         ``R`` the exponential (Rodrigues) or Cayley map.  Returns ``(q, R)``.
         """
-        u, q_base = as_array(u), as_array(q_base)
-        R = ROTATION_MAPS[rotation](u[3:6])
+        w, q_base = as_array(w), as_array(q_base)
+        R = ROTATION_MAPS[rotation](w[3:6])
         d = self.directors(q_base)
-        q = np.concatenate([q_base[0:3] + u[0:3], matmul(R, d[0]), matmul(R, d[1]), matmul(R, d[2])])
+        q = np.concatenate([q_base[0:3] + w[0:3], matmul(R, d[0]), matmul(R, d[1]), matmul(R, d[2])])
         return as_array(q), R
 
 
@@ -335,5 +335,5 @@ class PointMass(Body):
     def linear_momentum(self, v):
         return self.mass * as_array(v)[0:3]
 
-    def reparametrise(self, u, q_base, rotation="exp"):
-        return as_array(as_array(q_base) + as_array(u)[0:3]), np.eye(3)
+    def reparametrise(self, w, q_base, rotation="exp"):
+        return as_array(as_array(q_base) + as_array(w)[0:3]), np.eye(3)

@@ -26,12 +26,12 @@ computed from the axes *at the configuration given*; hence ``Cᵀ T = I`` holds
 exactly also at a non-admissible midpoint, and with the contravariant
 ``P_int(q♯)`` the system's ``B(q♯) P(q_mid) = I`` exactly (thesis §2.6, §2.8).
 
-The nodal reparametrisation ``q_c,n+1 = F(u, q_n)`` rotates the child by the
+The nodal reparametrisation ``q_c,n+1 = F(w, q_n)`` (increments w) rotates the child by the
 parent's increment ``R_p`` composed with rotations about the axes at ``t_n``
 and moves the child joint point by ``R_p`` applied to the old relative offset
 plus the translations along the axes at ``t_n``.  This is exact for every
 joint (DMOCC errata §6.2: the axis is carried along by ``R_p``, the printed
-projectors with ``n_n`` are wrong) and ``∂F/∂u|₀ = P``.
+projectors with ``n_n`` are wrong) and ``∂F/∂w|₀ = P``.
 
 Constraints (``m_ext`` rows each), with ``δ = s_c - s_p``:
 
@@ -196,7 +196,7 @@ class Joint:
     Hooks for subclasses: ``_setup()`` builds ``self._rotation_axes`` (list of
     ``(side, components)``), ``self._translation_axes`` (tuples of one parent
     vector's components, or two whose cross product is the axis) and
-    the constraint rows; ``_rotation_increment(u, axes_old)`` composes the
+    the constraint rows; ``_rotation_increment(w, axes_old)`` composes the
     rotation increments.
 
     Attributes
@@ -451,35 +451,35 @@ class Joint:
         return shared_array(Cp), shared_array(Cc)
 
     # -- reparametrisation --------------------------------------------------------
-    def _rotation_increment(self, u_rot, axes_old, rotation):
-        """Product of the rotations by ``u_rot`` about ``axes_old``; about a numeric
+    def _rotation_increment(self, w_rot, axes_old, rotation):
+        """Product of the rotations by ``w_rot`` about ``axes_old``; about a numeric
         unit axis the exponential is :func:`~.linalg.axis_rotation` (exact for
         every angle — the absolute chart's joint angles are not bounded)."""
         R = np.eye(3)
-        for alpha, a in zip(u_rot, axes_old):
+        for alpha, a in zip(w_rot, axes_old):
             if rotation == "exp" and is_unit_axis(a):
                 R = matmul(R, axis_rotation(alpha, a))
             else:
                 R = matmul(R, ROTATION_MAPS[rotation](scale(a, alpha)))
         return as_array(R)
 
-    def reparametrise(self, u, qp_old, qp_new, R_p, qc_old, rotation="exp"):
-        """Child configuration after the joint increments ``u`` (length r).
+    def reparametrise(self, w, qp_old, qp_new, R_p, qc_old, rotation="exp"):
+        """Child configuration after the joint increments ``w`` (length r).
 
         ``qp_old, qp_new``: parent before/after; ``R_p``: the parent's rotation
         increment (``d_p,new = R_p d_p,old``).  Returns ``(qc_new, R_c)``.
         """
-        u = as_array(u)
+        w = as_array(w)
         qp_old, qp_new, qc_old = as_array(qp_old), as_array(qp_new), as_array(qc_old)
         n_rot = len(self._rotation_axes)
-        R_rel = self._rotation_increment(u[:n_rot], self.rotation_axes(qp_old, qc_old), rotation)
+        R_rel = self._rotation_increment(w[:n_rot], self.rotation_axes(qp_old, qc_old), rotation)
         R_c = shared_array(matmul(R_p, R_rel))
         s_p_old = self.parent.point(qp_old, self.parent_point)
         s_p_new = self.parent.point(qp_new, self.parent_point)
         s_c_old = as_array(qc_old[0:3] + self._child_offset(qc_old))
         offset = as_array(s_c_old - s_p_old)
-        for uk, b in zip(u[n_rot:], self.translation_axes(qp_old)):
-            offset = as_array(offset + scale(b, uk))
+        for wk, b in zip(w[n_rot:], self.translation_axes(qp_old)):
+            offset = as_array(offset + scale(b, wk))
         s_c_new = shared_array(s_p_new + matmul(R_p, offset))
         if not self.child.has_orientation:
             return s_c_new, np.eye(3)

@@ -15,8 +15,8 @@ in insertion order.  It assembles, for a configuration ``q``:
 * the contravariant control matrix ``B`` with ``Bᵀ = diag_β(P_int(q♯_β) W_β) C̄``
   (``W = diag(I, ½I)``, ``C̄`` the unit wrenches of every generalised
   coordinate), so that ``B(q♯_{k+½}) P(q_{k+½}) = I`` exactly (thesis §2.6–2.8);
-* the nodal reparametrisation ``q = F(u, q_base)`` (relative: base ``q_n``;
-  absolute: base ``q_00``), exact on the constraint manifold, ``∂F/∂u|₀ = P``.
+* the nodal reparametrisation ``q = F(w, q_base)`` of increments w (relative: base ``q_n``;
+  absolute: base ``q_00``), exact on the constraint manifold, ``∂F/∂w|₀ = P``; ``u`` is always the control.
 
 A joint whose child is already carried by another joint (or whose child is an
 ancestor of its parent) closes a loop: it adds constraints but no coordinates.
@@ -474,28 +474,28 @@ class MultibodySystem:
         return matmul(P.T, matmul(self.control_matrix(q, contravariant).T, as_array(tau)))
 
     # -- reparametrisation --------------------------------------------------
-    def reparametrise(self, u, q_base, rotation="exp"):
-        """q = F(u, q_base): apply increments ``u`` (ordered as ``velocities``)."""
+    def reparametrise(self, w, q_base, rotation="exp"):
+        """q = F(w, q_base): apply increments ``w`` (ordered as ``velocities``)."""
         L = self.layout
         if L["loop_joints"]:
             raise ConfigurationError(f"{self}: the nodal reparametrisation is defined for trees only")
-        u = as_array(u)
-        if len(u) != self.n_velocities:
-            raise ConfigurationError(f"{self}: expected {self.n_velocities} increments, got {len(u)}")
+        w = as_array(w)
+        if len(w) != self.n_velocities:
+            raise ConfigurationError(f"{self}: expected {self.n_velocities} increments, got {len(w)}")
         new, R = {}, {"ground": np.eye(3)}
         for b in L["order"]:
             body = self.bodies[b]
             q_old = self.body_coordinates(q_base, b)
             if b in L["roots"]:
                 idx = [L["index"][d] for d in self._root_dofs(body)]
-                new[b], R[b] = body.reparametrise(u[idx], q_old, rotation)
+                new[b], R[b] = body.reparametrise(w[idx], q_old, rotation)
             else:
                 joint = self.joints[L["carrier"][b]]
                 p = joint.parent.name
                 qp_old = self.body_coordinates(q_base, joint.parent)
                 qp_new = GROUND.q0 if p == "ground" else new[p]
                 idx = [L["index"][d] for d in joint.dofs]
-                new[b], R[b] = joint.reparametrise(u[idx], qp_old, qp_new, R[p], q_old, rotation)
+                new[b], R[b] = joint.reparametrise(w[idx], qp_old, qp_new, R[p], q_old, rotation)
             # children build on these: compute them once
             new[b], R[b] = shared_array(new[b]), shared_array(R[b])
         return shared_array(np.concatenate([np.asarray(new[b], dtype=object) for b in self.bodies]))

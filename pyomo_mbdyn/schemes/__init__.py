@@ -20,7 +20,12 @@ from .rem import REMBlock
 
 __all__ = ["BEMBlock", "REMBlock", "DMOCCBlock", "DMOCCLMBlock", "GCBlock", "QuaternionBlock", "DNCOBlock",
            "SCHEMES", "SchemeRecord", "record", "scheme_names", "scheme_block", "HamiltonianSystem",
-           "SchemeBlockData", "MultibodyBlockData"]
+           "SchemeBlockData", "MultibodyBlockData", "scheme_options"]
+
+
+def scheme_options(scheme):
+    """Names of the options the scheme's block takes (its ``CONFIG``)."""
+    return list(record(scheme).block_class().CONFIG.keys())
 
 
 def scheme_block(scheme, **options):

@@ -121,6 +121,7 @@ def declare_scheme_block(name):
         component.__init__ = __init__
         document_kwargs_from_configdict("CONFIG")(data_class)
         component.__doc__ = data_class.__doc__
+        component.CONFIG = data_class.CONFIG  # the options, readable from the component class
         return data_class
 
     return decorator
@@ -146,7 +147,7 @@ class SchemeBlockData(BlockData):
         if unknown:
             raise ConfigurationError(
                 f"{self.scheme} block: the {self.scheme} scheme takes no option {unknown[0]!r}; its options "
-                f"are {list(self.CONFIG.keys())} (help({type(self).__name__[:-4]}) describes them)")
+                f"are {list(self.CONFIG.keys())} (help({self.record.block.rpartition(':')[2]}) describes them)")
         try:
             self.config = self.CONFIG(options)
         except (ValueError, TypeError) as err:
