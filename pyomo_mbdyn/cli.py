@@ -31,12 +31,12 @@ def _cmd_solvers(args):
 
 
 def _cmd_list(args):
-    from pyomo_mbdyn.models import MODELS
+    from pyomo_mbdyn.models import MODELS, description
 
     if not MODELS:
         print("no models installed yet")
-    for name, (_, description) in MODELS.items():
-        print(f"{name:<24}  {description}")
+    for name in MODELS:
+        print(f"{name:<24}  {description(name)}")
     return 0
 
 
@@ -68,7 +68,7 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None):
 
     if name not in MODELS:
         raise ConfigurationError(f"unknown model {name!r}; available: {sorted(MODELS)}")
-    module = importlib.import_module(MODELS[name][0])
+    module = importlib.import_module(MODELS[name])
     kwds = dict(options or {})
     if scheme is not None:
         kwds["scheme"] = scheme

@@ -44,7 +44,7 @@ def model_figures(model_name, model, directory):
     from pyomo_mbdyn.models import MODELS
 
     if model_name in MODELS:
-        hook = getattr(importlib.import_module(MODELS[model_name][0]), "figures", None)
+        hook = getattr(importlib.import_module(MODELS[model_name]), "figures", None)
         if hook is not None:
             paths = [Path(p) for p in hook(model, directory)]
             missing = [str(p) for p in paths if not p.is_file()]

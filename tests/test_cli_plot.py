@@ -37,7 +37,7 @@ def _assert_pngs(paths, directory):
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_run_with_plot_writes_figures(name, tmp_path, capsys):
     directory = tmp_path / "figures"
-    module = importlib.import_module(MODELS[name][0])
+    module = importlib.import_module(MODELS[name])
     if name not in CHEAP and not SLOW:
         model = module.build()
         _assert_pngs(model_figures(name, model, directory), directory)

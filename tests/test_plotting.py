@@ -257,7 +257,7 @@ def test_model_figures_uses_the_models_hook(arm_model, tmp_path, monkeypatch):
     module = types.ModuleType("fake_model_module")
     module.figures = own_figures
     monkeypatch.setitem(sys.modules, "fake_model_module", module)
-    monkeypatch.setitem(MODELS, "fake", ("fake_model_module", "a model with its own figures"))
+    monkeypatch.setitem(MODELS, "fake", "fake_model_module")
     paths = figures.model_figures("fake", arm_model, tmp_path)
     assert calls == [arm_model] and [p.name for p in paths] == ["only.png"]
     _assert_pngs(paths)

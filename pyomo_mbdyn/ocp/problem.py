@@ -1,8 +1,12 @@
 """Optimal-control problems on top of a scheme block.
 
-:class:`OptimalControlProblem` adds one named sub-block ``m.<block>_ocp`` (by
-default ``ocp`` on the parent of the scheme block) with the objective and the
-boundary conditions, and never touches the scheme's own equations:
+:class:`OptimalControlProblem` adds one named sub-block (by default ``ocp`` on
+the parent of the scheme block) with the objective and the boundary
+conditions.  It touches the scheme block only where a condition is best
+stated on the block's own components: a final configuration fixes node
+variables (q_N or θ_N) and, in the ``"nodes"`` form, deactivates the rows
+Φ(q_N) = 0 that the fixed q_N fulfils; rotation-increment bounds are bounds
+of the increment variables.  The conditions:
 
 * control effort ``J = h Σ_i Σ_a w_a u[i, a]²`` (the papers' objective, DMOCC
   §1.5: ``J_d = h Σ ‖τ_n‖²``);
