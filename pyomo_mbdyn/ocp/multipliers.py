@@ -28,13 +28,12 @@ For another weighting ``J = h Σ w_a u_a²`` the control equation scales by
 """
 
 import numpy as np
-import pandas as pd
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
 
 __all__ = ["momentum_multipliers", "controls_from_multipliers", "rem_from_bem",
-           "bem_from_rem", "constraint_multipliers"]
+           "bem_from_rem"]
 
 
 def _dual_suffix(dyn):
@@ -145,24 +144,3 @@ def controls_from_multipliers(dyn, weights=None):
     w = np.array([0.5 if weights is None else float(weights[a]) for a in dyn.actuated])
     mids = _midpoints(dyn)
     return np.array([-(_input_map(dyn, i, mids[i]) @ lam_i)[idx] / (2.0 * w) for i, lam_i in enumerate(lam)])
-
-
-def constraint_multipliers(dyn):
-    """Multipliers of ``Φ(q_k) = 0`` per joint, row and node as a DataFrame.
-
-    Columns ``joint, row, node, multiplier`` (bem and dmocc_lm, whose joint
-    rows ``joint[j].joint_constraint[k, r]`` are imposed at nodes k = 1..N;
-    rows deactivated by a final-configuration condition are left out).  Note
-    that the BEM's interval multipliers γ are variables (``joint[j].lam``);
-    these are the NLP multipliers of the position-level rows.
-    """
-    dual = _dual_suffix(dyn)
-    rows = []
-    for name in dyn.system.joints:
-        con = dyn.joint[name].component("joint_constraint")
-        if con is None:
-            raise ConfigurationError(f"{dyn.scheme} block has no joint_constraint rows (use bem or dmocc_lm)")
-        for (k, r), c in con.items():
-            if c.active:
-                rows.append((name, r, k, _value(dual, c)))
-    return pd.DataFrame(rows, columns=["joint", "row", "node", "multiplier"])
