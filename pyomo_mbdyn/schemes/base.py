@@ -54,23 +54,23 @@ __all__ = ["SchemeBlockData", "MultibodyBlockData", "declare_scheme_block", "coo
 _BLOCK_KEYWORDS = {"rule", "concrete", "dense", "name", "doc", "ctype"}
 
 
-def _system(value):
+def multibody_system(value):
     if not isinstance(value, (MultibodySystem, CoordinateSystem)):
         raise ValueError(f"expected a MultibodySystem or CoordinateSystem, got {type(value).__name__}")
     return value
 
 
-def _optional_array(value):
+def array_or_none(value):
     return None if value is None else np.asarray(value, dtype=float)
 
 
-def _controls(value):
+def array_or_dict(value):
     if value is None or isinstance(value, dict):
         return value
     return np.asarray(value, dtype=float)
 
 
-def grid_config(name="scheme", system=_system, system_doc="The MultibodySystem.", min_steps=1):
+def grid_config(name="scheme", system=multibody_system, system_doc="The MultibodySystem.", min_steps=1):
     """The options every scheme block accepts: the system and the grid."""
     config = ConfigDict(description=name, implicit=False)
     config.declare("system", ConfigValue(domain=system, description=system_doc))
@@ -83,11 +83,11 @@ def multibody_config():
     """The options of every block on a MultibodySystem."""
     config = grid_config()
     config.declare("initial_configuration", ConfigValue(
-        default=None, domain=_optional_array, description="q(0); default the system's reference configuration."))
+        default=None, domain=array_or_none, description="q(0); default the system's reference configuration."))
     config.declare("initial_velocity", ConfigValue(
-        default=None, domain=_optional_array, description="v(0) = P(q0) ν0; default rest."))
+        default=None, domain=array_or_none, description="v(0) = P(q0) ν0; default rest."))
     config.declare("controls", ConfigValue(
-        default=None, domain=_controls,
+        default=None, domain=array_or_dict,
         description="Fix the controls (forward simulation): an (N, n_act) array, or a dict "
                     "{actuated coordinate: value or N values}.  Default: free variables."))
     return config

@@ -33,13 +33,13 @@ METHODS = ("indirect", "direct")
 
 
 # -- the Pyomo block -----------------------------------------------------------------------------
-def _system(value):
+def hamiltonian_system(value):
     if not isinstance(value, HamiltonianSystem):
         raise ValueError(f"expected a HamiltonianSystem, got {type(value).__name__}")
     return value
 
 
-def _vector(value):
+def vector(value):
     a = np.asarray(value, dtype=float)
     if a.ndim != 1:
         raise ValueError(f"expected a vector, got shape {a.shape}")
@@ -48,7 +48,7 @@ def _vector(value):
 
 def dnco_config():
     """The options of :class:`DNCOBlock`."""
-    config = grid_config("dnco", system=_system, system_doc="The HamiltonianSystem.", min_steps=2)
+    config = grid_config("dnco", system=hamiltonian_system, system_doc="The HamiltonianSystem.", min_steps=2)
     config.declare("method", ConfigValue(
         default="indirect", domain=In(METHODS),
         description="'indirect': square DNCO (state, costate, control); 'direct': min J_d s.t. state equations."))
@@ -56,7 +56,7 @@ def dnco_config():
         default="gonzalez", domain=In(GRADIENTS), description="Discrete gradient of the state equations."))
     for key, text in (("initial_position", "q(0)"), ("final_position", "q(T)"),
                       ("initial_momentum", "p(0) (default 0)"), ("final_momentum", "p(T) (default 0)")):
-        config.declare(key, ConfigValue(default=None, domain=_vector, description=f"{text}, length n."))
+        config.declare(key, ConfigValue(default=None, domain=vector, description=f"{text}, length n."))
     config.declare("guard", ConfigValue(
         default=GUARD, domain=NonNegativeFloat, description="δ in the guarded denominators Δx·Δx + δ²."))
     config.declare("check_structure", ConfigValue(
