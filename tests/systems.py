@@ -1,6 +1,8 @@
-"""Multibody systems used by the mechanics tests."""
+"""Multibody systems used by the mechanics tests, seeded and as hypothesis strategies."""
 
+import hypothesis.extra.numpy as hnp
 import numpy as np
+from hypothesis import strategies as st
 
 from pyomo_mbdyn.mechanics import (
     Cylindrical,
@@ -18,10 +20,10 @@ from pyomo_mbdyn.mechanics import (
 JOINT_TYPES = ["spherical", "revolute", "prismatic", "cylindrical", "planar", "universal", "fixed"]
 
 
-def random_rotation(rng):
-    q = rng.normal(size=4)
-    q /= np.linalg.norm(q)
-    w, x, y, z = q
+def rotation_from_quaternion(quaternion):
+    """Directors (rows) of the rotation of a non-zero quaternion (w, x, y, z), normalised here."""
+    q = np.asarray(quaternion, dtype=float)
+    w, x, y, z = q / np.linalg.norm(q)
     return np.array([
         [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
@@ -29,16 +31,25 @@ def random_rotation(rng):
     ]).T  # rows are directors
 
 
-def random_body(name, rng, position):
-    J = rng.uniform(0.5, 2.0, size=3)
+def random_rotation(rng):
+    return rotation_from_quaternion(rng.normal(size=4))
+
+
+def _body(name, position, J, mass, directors):
+    J = np.array(J, dtype=float)
     J[2] = min(J[2], 0.9 * (J[0] + J[1]))
     J[0] = min(J[0], 0.9 * (J[1] + J[2]))
     J[1] = min(J[1], 0.9 * (J[0] + J[2]))
-    return RigidBody(name, rng.uniform(0.5, 3.0), J, position=position, directors=random_rotation(rng))
+    return RigidBody(name, mass, J, position=position, directors=directors)
 
 
-def make_joint(kind, name, parent, child, location, rng):
-    axis = rng.normal(size=3)
+def random_body(name, rng, position):
+    J = rng.uniform(0.5, 2.0, size=3)
+    return _body(name, position, J, rng.uniform(0.5, 3.0), random_rotation(rng))
+
+
+def make_joint(kind, name, parent, child, location, axis, other=None):
+    """A joint of ``kind``; ``other`` (universal only) is crossed with ``axis`` for the child axis."""
     if kind == "spherical":
         return Spherical(name, parent, child, location=location)
     if kind == "revolute":
@@ -50,34 +61,41 @@ def make_joint(kind, name, parent, child, location, rng):
     if kind == "planar":
         return Planar(name, parent, child, location=location, axis=axis)
     if kind == "universal":
-        other = np.cross(axis, rng.normal(size=3))
-        return Universal(name, parent, child, location=location, axis=axis, child_axis=other)
+        return Universal(name, parent, child, location=location, axis=axis, child_axis=np.cross(axis, other))
     if kind == "fixed":
         return Fixed(name, parent, child, location=location)
     raise ValueError(kind)
 
 
-def pair(kind, seed=0, grounded=False):
-    """Two bodies (or ground and one body) joined by one joint of ``kind``."""
-    rng = np.random.default_rng(seed)
+def _rng_parts(rng):
+    """Body and joint makers drawing from numpy's generator (fixed examples by seed)."""
+    def body(name, spread):
+        return random_body(name, rng, rng.normal(size=3) * spread)
+
+    def joint(kind, name, parent, child, spread):
+        location = rng.normal(size=3) * spread
+        axis = rng.normal(size=3)
+        other = rng.normal(size=3) if kind == "universal" else None
+        return make_joint(kind, name, parent, child, location, axis, other)
+
+    return body, joint
+
+
+def _pair(kind, grounded, body, joint):
     sys = MultibodySystem(f"pair-{kind}", gravity=(0, 0, -9.81))
-    b1 = random_body("b1", rng, rng.normal(size=3))
-    b2 = random_body("b2", rng, rng.normal(size=3))
-    loc = rng.normal(size=3)
+    b1, b2 = body("b1", 1.0), body("b2", 1.0)
     if grounded:
         sys.add_bodies(b2)
-        sys.add_joints(make_joint(kind, "J", None, b2, loc, rng))
+        sys.add_joints(joint(kind, "J", None, b2, 1.0))
     else:
         sys.add_bodies(b1, b2)
-        sys.add_joints(make_joint(kind, "J", b1, b2, loc, rng))
+        sys.add_joints(joint(kind, "J", b1, b2, 1.0))
     return sys
 
 
-def chain(kinds, seed=0, grounded=True, tree=False):
-    """A chain (or with ``tree=True`` a star) of random bodies and joints."""
-    rng = np.random.default_rng(seed)
+def _chain(kinds, grounded, tree, body, joint):
     sys = MultibodySystem("chain", gravity=(0, -9.81, 0))
-    bodies = [random_body(f"b{i}", rng, rng.normal(size=3) * 2) for i in range(len(kinds) + (0 if grounded else 1))]
+    bodies = [body(f"b{i}", 2.0) for i in range(len(kinds) + (0 if grounded else 1))]
     sys.add_bodies(*bodies)
     joints = []
     for i, kind in enumerate(kinds):
@@ -87,9 +105,73 @@ def chain(kinds, seed=0, grounded=True, tree=False):
         else:
             parent = bodies[0] if tree else bodies[i]
             child = bodies[i + 1]
-        joints.append(make_joint(kind, f"j{i}", parent, child, rng.normal(size=3) * 2, rng))
+        joints.append(joint(kind, f"j{i}", parent, child, 2.0))
     sys.add_joints(*joints)
     return sys
+
+
+def pair(kind, seed=0, grounded=False):
+    """Two bodies (or ground and one body) joined by one joint of ``kind``."""
+    return _pair(kind, grounded, *_rng_parts(np.random.default_rng(seed)))
+
+
+def chain(kinds, seed=0, grounded=True, tree=False):
+    """A chain (or with ``tree=True`` a star) of random bodies and joints."""
+    return _chain(kinds, grounded, tree, *_rng_parts(np.random.default_rng(seed)))
+
+
+# -- hypothesis strategies: the same systems, drawn as arrays so that failures shrink ------
+def floats(lo, hi):
+    """Bounded floats; subnormal magnitudes below 1e-8 become 0 (physical magnitudes)."""
+    return st.floats(lo, hi, allow_nan=False, allow_infinity=False).map(lambda x: 0.0 if abs(x) < 1e-8 else x)
+
+
+def vectors(shape, bound):
+    """Arrays with entries in [-bound, bound]."""
+    return hnp.arrays(np.float64, shape, elements=floats(-bound, bound))
+
+
+def directions(size=3):
+    """Unit vectors (from arrays of norm at least 0.1, normalised)."""
+    return vectors(size, 1.0).filter(lambda a: np.linalg.norm(a) >= 0.1).map(lambda a: a / np.linalg.norm(a))
+
+
+def _drawn_parts(draw):
+    """Body and joint makers drawing from hypothesis: positions and locations in a box of
+    half-width 3·spread (where the seeded examples draw normals times spread), inertias
+    and masses in the same ranges, directions of length one."""
+    def body(name, spread):
+        position = draw(vectors(3, 3.0 * spread))
+        J = draw(hnp.arrays(np.float64, 3, elements=st.floats(0.5, 2.0, allow_nan=False)))
+        mass = draw(st.floats(0.5, 3.0, allow_nan=False))
+        return _body(name, position, J, mass, rotation_from_quaternion(draw(directions(4))))
+
+    def joint(kind, name, parent, child, spread):
+        location = draw(vectors(3, 3.0 * spread))
+        axis = draw(directions())
+        other = None
+        if kind == "universal":  # a child axis well away from parallel to the parent's
+            other = draw(directions().filter(lambda b: np.linalg.norm(np.cross(axis, b)) >= 0.1))
+        return make_joint(kind, name, parent, child, location, axis, other)
+
+    return body, joint
+
+
+@st.composite
+def pairs(draw, kind, grounded=False):
+    """Strategy: :func:`pair` with drawn parameters."""
+    return _pair(kind, grounded, *_drawn_parts(draw))
+
+
+@st.composite
+def chains(draw, kinds, grounded=True, tree=False):
+    """Strategy: :func:`chain` with drawn parameters."""
+    return _chain(kinds, grounded, tree, *_drawn_parts(draw))
+
+
+def increments(system, scale=1.0):
+    """Strategy: increments in [-scale, scale] of the system's minimal velocities."""
+    return vectors(system.n_velocities, scale)
 
 
 def satellite():

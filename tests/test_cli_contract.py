@@ -1,7 +1,7 @@
 """`pyomo-mbdyn run MODEL --json` prints one object with the contract fields (ARCHITECTURE.md)."""
 
+import importlib
 import json
-import os
 
 import pytest
 
@@ -12,16 +12,11 @@ from pyomo_mbdyn.models import MODELS
 CONTRACT = ("model", "scheme", "steps", "solver", "status", "objective", "n_variables",
             "n_constraints", "iterations", "build_seconds", "solve_seconds", "constraint_residual")
 #: coarse grids keep the default run short (the other models run at their own N,
-#: every model in seconds); with PYOMO_MBDYN_SLOW=1 all run at their own N
+#: every model in seconds); the slow set runs these three at their own N
 QUICK = {"three-link-arm": 10, "crane": 20, "pitcher": 8}
-SLOW = os.environ.get("PYOMO_MBDYN_SLOW") == "1"
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
-def test_run_json_carries_the_contract_fields(name, capsys):
-    argv = ["run", name, "--json"]
-    if not SLOW and QUICK.get(name):
-        argv += ["--steps", str(QUICK[name])]
+def _run_json(name, argv, capsys):
     code = main(argv)
     result = json.loads(capsys.readouterr().out)
     assert code == 0, result
@@ -30,3 +25,21 @@ def test_run_json_carries_the_contract_fields(name, capsys):
     assert result["model"] == name and result["status"] in ("optimal", "locallyOptimal")
     assert result["n_variables"] > 0 and result["n_constraints"] > 0
     assert result["constraint_residual"] < 1e-6
+    return result
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_run_json_carries_the_contract_fields(name, capsys):
+    argv = ["run", name, "--json"]
+    if name in QUICK:
+        argv += ["--steps", str(QUICK[name])]
+    result = _run_json(name, argv, capsys)
+    if name in QUICK:
+        assert result["steps"] == QUICK[name]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(QUICK))
+def test_run_json_at_the_models_own_steps(name, capsys):
+    result = _run_json(name, ["run", name, "--json"], capsys)
+    assert result["steps"] == importlib.import_module(MODELS[name]).STEPS

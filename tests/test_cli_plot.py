@@ -1,28 +1,24 @@
 """``pyomo-mbdyn run MODEL --plot DIR``: solved models write their figures.
 
-Every model is solved through the command line (coarse grids where that
-keeps the run short).  A model whose solve takes minutes would be listed
-outside ``CHEAP`` and solved only with ``PYOMO_MBDYN_SLOW=1``; its figures
-would be drawn from the built model at its initial guess.
+Every model is solved through the command line by default, on a coarse grid
+where that keeps the run short (``CHEAP``); the slow set solves those models at
+their own N as well.
 """
 
 import importlib
 import json
-import os
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from pyomo_mbdyn.cli import build_parser, main, run_model
+from pyomo_mbdyn.cli import main, run_model
 from pyomo_mbdyn.models import MODELS
-from pyomo_mbdyn.figures import model_figures
 
-#: models whose solve takes seconds, with the steps the test runs them at
-CHEAP = {"sphere": 20, "satellite-spin": 5, "heavy-top": None,  # None: the model's default
-         "three-link-arm": 10, "crane": 20, "pendulum": None, "particle": None,
-         "satellite": None, "satellite-underactuated": None, "pitcher": 8}
-SLOW = bool(os.environ.get("PYOMO_MBDYN_SLOW"))
+#: steps the default run solves each model at (None: the model's own N)
+CHEAP = {"sphere": 20, "satellite-spin": 5, "heavy-top": None, "three-link-arm": 10, "crane": 20,
+         "pendulum": None, "particle": None, "satellite": None, "satellite-underactuated": None,
+         "pitcher": 8}
 
 
 def _assert_pngs(paths, directory):
@@ -34,25 +30,35 @@ def _assert_pngs(paths, directory):
             assert image.format == "PNG"
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
-def test_run_with_plot_writes_figures(name, tmp_path, capsys):
-    directory = tmp_path / "figures"
-    module = importlib.import_module(MODELS[name])
-    if name not in CHEAP and not SLOW:
-        model = module.build()
-        _assert_pngs(model_figures(name, model, directory), directory)
-        return
-    steps = [] if SLOW or CHEAP.get(name) is None else ["--steps", str(CHEAP[name])]
-    assert main(["run", name, "--json", "--plot", str(directory), *steps]) == 0
+def _run_with_plot(name, directory, steps, capsys):
+    argv = ["run", name, "--json", "--plot", str(directory)]
+    if steps is not None:
+        argv += ["--steps", str(steps)]
+    assert main(argv) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["model"] == name and result["status"] in ("optimal", "locallyOptimal")
     _assert_pngs(result["figures"], directory)
     assert sorted(result["figures"]) == sorted(str(p) for p in directory.iterdir())
-    if not hasattr(module, "figures"):  # the generic set
+    if not hasattr(importlib.import_module(MODELS[name]), "figures"):  # the generic set
         names = {Path(p).name for p in result["figures"]}
         assert f"{name}_conservation.png" in names
         # bodies in space are drawn as snapshots; coordinate systems as coordinates
         assert len({f"{name}_snapshots.png", f"{name}_coordinates.png"} & names) == 1
+
+
+def test_every_model_has_a_default_grid():
+    assert sorted(CHEAP) == sorted(MODELS)
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_run_with_plot_writes_figures(name, tmp_path, capsys):
+    _run_with_plot(name, tmp_path / "figures", CHEAP[name], capsys)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(n for n, steps in CHEAP.items() if steps is not None))
+def test_run_with_plot_at_the_models_own_steps(name, tmp_path, capsys):
+    _run_with_plot(name, tmp_path / "figures", None, capsys)
 
 
 def test_table_output_lists_the_figures(tmp_path, capsys):
@@ -64,16 +70,34 @@ def test_table_output_lists_the_figures(tmp_path, capsys):
     assert "objective" in out
 
 
-def test_plot_option_and_run_model_contract():
-    args = build_parser().parse_args(["run", "sphere", "--plot", "out"])
-    assert args.plot == "out"
-    assert build_parser().parse_args(["run", "sphere"]).plot is None
-
-
-def test_run_model_still_returns_the_dictionary(monkeypatch):
-    """run_model keeps its contract; the model comes from solve_model (used by --plot)."""
-    sentinel = ({"model": "sphere", "steps": 3}, object())
+def test_figures_are_drawn_only_with_plot(tmp_path, capsys, monkeypatch):
+    """Without --plot nothing is drawn and the JSON has no "figures"; with it,
+    model_figures receives the solved model and the directory, and its paths are printed."""
+    solved = object()
+    monkeypatch.setattr("pyomo_mbdyn.cli.solve_model",
+                        lambda *args: ({"model": "sphere", "status": "optimal"}, solved))
     calls = []
-    monkeypatch.setattr("pyomo_mbdyn.cli.solve_model", lambda *args: calls.append(args) or sentinel)
-    assert run_model("sphere", steps=3) is sentinel[0]
-    assert calls == [("sphere", None, 3, None, None)]
+
+    def model_figures(name, model, directory):
+        calls.append((name, model, directory))
+        return [Path(directory) / "sphere_controls.png"]
+
+    monkeypatch.setattr("pyomo_mbdyn.figures.model_figures", model_figures)
+    assert main(["run", "sphere", "--json"]) == 0
+    assert "figures" not in json.loads(capsys.readouterr().out) and calls == []
+    assert main(["run", "sphere", "--json", "--plot", str(tmp_path)]) == 0
+    assert json.loads(capsys.readouterr().out)["figures"] == [str(tmp_path / "sphere_controls.png")]
+    assert calls == [("sphere", solved, str(tmp_path))]
+
+
+def test_run_model_passes_steps_and_build_options_to_the_model():
+    """run_model returns the result dictionary of a model built with ``steps`` and ``options``:
+    the sphere's lifted form adds the node configurations (12 per step) as unknowns and
+    their definitions as equations (DMOCC §7.1's minimal form: 12 unknowns, 6 rows per step)."""
+    minimal = run_model("sphere", steps=20)
+    lifted = run_model("sphere", steps=20, options={"configurations": "lifted"})
+    assert minimal["steps"] == lifted["steps"] == 20
+    assert (minimal["n_variables"], minimal["n_constraints"]) == (20 * 12, 20 * 6 + 12)
+    assert lifted["n_variables"] - minimal["n_variables"] == 20 * 12
+    assert lifted["n_constraints"] - minimal["n_constraints"] == 20 * 12
+    assert minimal["status"] == lifted["status"] == "optimal"

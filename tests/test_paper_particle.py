@@ -10,12 +10,11 @@ Differences of consecutive levels shrink by 3.7–4.1 (O(h²)).  The direct
 Gonzalez transcription's H^d spreads by 0.0354, 0.0088, 0.0022 (N = 10, 20,
 40).  T + V + W with W = Σ u·Δq is constant to round-off (Gonzalez).
 
-The full ladder N = 10·2ⁱ against the reference N = 1280 (thesis) runs with
-``PYOMO_MBDYN_SLOW=1`` (about two minutes more).
+The full ladder N = 10·2ⁱ against the reference N = 1280 (thesis) is in the
+``slow`` set (``pytest -m slow``, about two minutes more).
 """
 
 import json
-import os
 
 import numpy as np
 import pytest
@@ -79,7 +78,7 @@ def test_midpoint_state_breaks_energy_but_keeps_hd():
     assert np.ptp(m.dyn.diagnostics()["E"]) > 1e-3
 
 
-@pytest.mark.skipif(not os.environ.get("PYOMO_MBDYN_SLOW"), reason="N up to 1280; set PYOMO_MBDYN_SLOW=1")
+@pytest.mark.slow  # N up to 1280
 def test_thesis_ladder_against_reference_1280():
     """Errors against N = 1280 follow C (h² - h_ref²): ratio (1/N² - 1/1280²)/(1/(2N)² - 1/1280²)."""
     ladder = [10 * 2**i for i in range(7)]

@@ -25,7 +25,7 @@ def test_dimensions():
 
 def test_initial_state_and_problem_structure():
     m = pitcher.build()
-    system, dyn = m.dyn.system, m.dyn
+    dyn = m.dyn
     assert dyn.config.steps == 36 and abs(dyn.h - 0.415 / 36) < 1e-15
     # θ₅ = -π/4: the forearm turned about e1 (elbow axis) by -π/4 from hanging:
     # d3 = R_x(-π/4) e3, and the hand (at -l/2 d3) points backwards and down

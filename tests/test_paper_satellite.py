@@ -3,10 +3,9 @@
 Three rotors: J = 2.8242e6; rotor 3 removed: J = 2.9168e6, not the aliased
 2.9128e6 (spec dmocc.md §4, targets T7–T9).  Both are solved here with the
 absolute reparametrisation (seconds); the lifted relative form of the
-three-rotor problem (minutes) is compared with it under ``PYOMO_MBDYN_SLOW=1``.
+three-rotor problem (minutes) is compared with it in the ``slow`` set (``pytest -m slow``).
 """
 
-import os
 import shutil
 
 import numpy as np
@@ -15,8 +14,6 @@ import pytest
 
 import pyomo_mbdyn  # noqa: F401
 from pyomo_mbdyn.models import satellite, satellite_underactuated
-
-SLOW = os.environ.get("PYOMO_MBDYN_SLOW") == "1"
 
 
 def solve(model, tol=1e-9):
@@ -142,9 +139,9 @@ def solve_with(name, model):
 
 def assert_ripopt_agrees(build, reference, paper):
     """An independent NLP solver (pyomo-ripopt, AMPL protocol) from the same guess
-    reaches the IPOPT optimum ``reference`` and the paper's J."""
-    pytest.importorskip("pyomo_ripopt")
-    import pyomo_ripopt  # noqa: F401
+    reaches the IPOPT optimum ``reference`` and the paper's J (pyomo-ripopt is a test
+    dependency: without it the test fails rather than skips)."""
+    import pyomo_ripopt  # noqa: F401  (registers the "ripopt" solver)
 
     other = solve_with("ripopt", build())
     J, J_ref = pyo.value(other.ocp.control_effort), pyo.value(reference.ocp.control_effort)
@@ -156,7 +153,7 @@ def test_ripopt_reaches_the_same_three_rotor_optimum(three_rotors):
     assert_ripopt_agrees(satellite.build, three_rotors, 2.8242e6)
 
 
-@pytest.mark.skipif(not SLOW, reason="ripopt takes 2.5 minutes on this problem; PYOMO_MBDYN_SLOW=1")
+@pytest.mark.slow  # ripopt takes 2.5 minutes on this problem
 def test_ripopt_reaches_the_same_two_rotor_optimum(two_rotors):
     assert_ripopt_agrees(satellite_underactuated.build, two_rotors, 2.9168e6)
 
@@ -168,7 +165,7 @@ def test_objectives_with_the_ipopt_executable(build, paper):
     check_optimum(solve_with("ipopt", build()), paper)
 
 
-@pytest.mark.skipif(not SLOW, reason="the lifted form takes minutes (471 IPOPT iterations); PYOMO_MBDYN_SLOW=1")
+@pytest.mark.slow  # the lifted form takes minutes (471 IPOPT iterations)
 def test_lifted_relative_form_reaches_the_same_optimum(three_rotors):
     """Basis and reparametrisation freedom (spec §7): the lifted relative form gives
     the same (q_n, τ_n) and J as the absolute one."""

@@ -8,8 +8,6 @@ conserved by the energy-momentum schemes and not by GC, and the u₃ ≥ 0 and
 damped cases of Ch. 6.
 """
 
-import os
-
 import numpy as np
 import pytest
 
@@ -17,8 +15,6 @@ import pyomo_mbdyn  # noqa: F401
 from pyomo_mbdyn.models import three_link_arm as arm
 from pyomo_mbdyn.ocp import multipliers
 from formulations import assert_multipliers_consistent, assert_same_optimum, cost, solve_with_duals
-
-SLOW = os.environ.get("PYOMO_MBDYN_SLOW") == "1"
 
 
 def solve(scheme, case="free", steps=arm.STEPS):

@@ -4,7 +4,7 @@ import casadi
 import numpy as np
 import pyomo.environ as pyo
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import assume, given, strategies as st
 from scipy.spatial.transform import Rotation
 
 from pyomo_mbdyn.errors import AssemblyError, ConfigurationError, MbdynError
@@ -22,9 +22,7 @@ from pyomo_mbdyn.mechanics.linalg import axis_rotation, contravariant, is_unit_a
 from pyomo_mbdyn.discretization import chart, chart_coordinates
 from pyomo_mbdyn.discretization.jets import Jet
 
-from systems import JOINT_TYPES, admissible, chain
-
-seeds = st.integers(min_value=0, max_value=2**31 - 1)
+from systems import JOINT_TYPES, admissible, chain, directions, vectors
 
 
 # ------------------------------------------------------------------ backends
@@ -81,12 +79,20 @@ def test_casadi_agrees_on_a_tree_of_all_joint_types():
 
 
 # ------------------------------------------------------------------ rotations
-@given(seed=seeds, size=st.floats(0.0, 3 * np.pi))
-def test_exponential_map_equals_rodrigues_to_round_off(seed, size):
-    axis = np.random.default_rng(seed).normal(size=3)
-    theta = size * axis / np.linalg.norm(axis)
+@given(axis=directions(), size=st.floats(0.0, 2 * np.pi, allow_nan=False))
+def test_exponential_map_equals_rodrigues_to_round_off(axis, size):
+    """Up to |θ| = 2π (measured: at most 1.3e-14 there).  Beyond, the series' cancellation
+    grows: 4.5e-14 at 2.5π and 3e-13 at 3π, see the next test."""
+    theta = size * axis
     np.testing.assert_allclose(rotation_exp(theta), Rotation.from_rotvec(theta).as_matrix(),
                                atol=5e-14)
+
+
+@pytest.mark.xfail(strict=True, reason="rotation_exp's docstring promises round-off up to |θ| = 3π; "
+                   "the error there is 2.9e-13 (series cancellation), above this test's 5e-14")
+def test_exponential_map_is_exact_to_round_off_at_three_pi():
+    theta = 3 * np.pi * np.array([0.0, 0.0, 1.0])  # found by hypothesis
+    np.testing.assert_allclose(rotation_exp(theta), Rotation.from_rotvec(theta).as_matrix(), atol=5e-14)
 
 
 def test_exponential_map_is_smooth_at_zero():
@@ -95,16 +101,14 @@ def test_exponential_map_is_smooth_at_zero():
     R = rotation_exp(np.array([th[0], th[1], th[2]], dtype=object))
     col = casadi.vertcat(*[casadi.SX(R[i, 0]) for i in range(3)])  # R e_1
     J = np.array(casadi.Function("J", [th], [casadi.jacobian(col, th)])(np.zeros(3)))
-    np.testing.assert_allclose(J, -np.array([[0, 0, 0], [0, 0, -1], [0, 1, 0]]) @ np.eye(3), atol=0)
+    np.testing.assert_allclose(J, -np.array([[0, 0, 0], [0, 0, -1], [0, 1, 0]]), atol=0)  # -hat(e_1)
     assert np.all(np.isfinite(J))
 
 
-@given(seed=seeds, angle=st.floats(-200.0, 200.0))
-def test_axis_rotation_is_exact_for_every_angle(seed, angle):
+@given(axis=directions(), angle=st.floats(-200.0, 200.0, allow_nan=False))
+def test_axis_rotation_is_exact_for_every_angle(axis, angle):
     """About a fixed unit axis the exponential uses sin and cos: exact where the
     series of rotation_exp (|θ| ≤ 3π) is not — a rotor's absolute angle grows."""
-    axis = np.random.default_rng(seed).normal(size=3)
-    axis /= np.linalg.norm(axis)
     np.testing.assert_allclose(axis_rotation(angle, axis), Rotation.from_rotvec(angle * axis).as_matrix(),
                                atol=1e-13)
     assert is_unit_axis(axis) and not is_unit_axis(2 * axis)
@@ -144,10 +148,9 @@ def test_chart_follows_a_spinning_rotor_beyond_three_pi():
         assert start[0] == pytest.approx(alpha, abs=1e-10)
 
 
-@given(seed=seeds, size=st.floats(0.0, 4.0))
-def test_cayley_map_is_a_rotation_matching_exp_to_second_order(seed, size):
-    axis = np.random.default_rng(seed).normal(size=3)
-    theta = size * axis / np.linalg.norm(axis)
+@given(axis=directions(), size=st.floats(0.0, 4.0, allow_nan=False))
+def test_cayley_map_is_a_rotation_matching_exp_to_second_order(axis, size):
+    theta = size * axis
     R = rotation_cayley(theta)
     np.testing.assert_allclose(R @ R.T, np.eye(3), atol=1e-14)
     assert np.linalg.det(R) == pytest.approx(1.0, abs=1e-14)
@@ -155,9 +158,12 @@ def test_cayley_map_is_a_rotation_matching_exp_to_second_order(seed, size):
     assert np.abs(rotation_cayley(small) - rotation_exp(small)).max() < 1e-8
 
 
-@given(seed=seeds)
-def test_contravariant_directors_are_dual(seed):
-    d = np.random.default_rng(seed).normal(size=(3, 3)) + 2 * np.eye(3)
+@given(perturbation=vectors((3, 3), 1.0))
+def test_contravariant_directors_are_dual(perturbation):
+    """Director triads near 2I (entries perturbed by up to 1): d^i · d_j = δ_ij.
+    Triads that are no basis (or nearly none) are excluded: there is no dual."""
+    d = perturbation + 2 * np.eye(3)
+    assume(np.linalg.cond(d) < 100)
     np.testing.assert_allclose(contravariant(d) @ d.T, np.eye(3), atol=1e-12)
 
 

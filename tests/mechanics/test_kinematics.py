@@ -8,61 +8,65 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from systems import JOINT_TYPES, admissible, chain, pair, pitcher, point_mass_pendulum, satellite
+from systems import (JOINT_TYPES, admissible, chains, increments, pairs, pitcher, point_mass_pendulum,
+                     satellite, vectors)
 
-seeds = st.integers(min_value=0, max_value=2**31 - 1)
 joint_kinds = st.sampled_from(JOINT_TYPES)
 
 
-def _systems(kind, seed):
-    return [pair(kind, seed), pair(kind, seed, grounded=True)]
+def _systems(kind, data):
+    """A free pair and a grounded one, with drawn parameters."""
+    return [data.draw(pairs(kind)), data.draw(pairs(kind, grounded=True))]
+
+
+def _configuration(system, data, scale=1.0, base=None):
+    """An admissible configuration: drawn increments mapped by the reparametrisation."""
+    base = system.q0 if base is None else base
+    return system.reparametrise(data.draw(increments(system, scale)), base)
 
 
 def amax(x):
     return np.abs(np.asarray(x, dtype=float)).max(initial=0.0)
 
 
-@given(kind=joint_kinds, seed=seeds)
-def test_reparametrisation_stays_on_the_constraint_manifold(kind, seed):
-    rng = np.random.default_rng(seed)
-    for sys in _systems(kind, seed):
-        q, _ = admissible(sys, rng, scale=1.5)
+@given(kind=joint_kinds, data=st.data())
+def test_reparametrisation_stays_on_the_constraint_manifold(kind, data):
+    for sys in _systems(kind, data):
+        q = _configuration(sys, data, scale=1.5)
         assert amax(sys.constraints(q)) < 1e-12
         # and a second, relative step from there
-        q2, _ = admissible(sys, rng, scale=1.5, base=q)
+        q2 = _configuration(sys, data, scale=1.5, base=q)
         assert amax(sys.constraints(q2)) < 1e-12
 
 
-@given(kind=joint_kinds, seed=seeds)
-def test_null_space_annihilates_constraint_jacobian_with_full_rank(kind, seed):
-    rng = np.random.default_rng(seed)
-    for sys in _systems(kind, seed):
-        q, _ = admissible(sys, rng)
+@given(kind=joint_kinds, data=st.data())
+def test_null_space_annihilates_constraint_jacobian_with_full_rank(kind, data):
+    for sys in _systems(kind, data):
+        q = _configuration(sys, data)
         G, P = sys.constraint_jacobian(q), sys.null_space(q)
         assert amax(G @ P) < 1e-12
         assert np.linalg.matrix_rank(P) == sys.n - sys.m == P.shape[1]
         assert np.linalg.matrix_rank(G) == sys.m
 
 
-@given(kinds=st.lists(joint_kinds, min_size=2, max_size=5), seed=seeds, tree=st.booleans(),
-       grounded=st.booleans())
-def test_chains_and_trees(kinds, seed, tree, grounded):
-    rng = np.random.default_rng(seed)
-    sys = chain(kinds, seed, grounded=grounded, tree=tree)
-    q, _ = admissible(sys, rng)
+@given(kinds=st.lists(joint_kinds, min_size=2, max_size=5), tree=st.booleans(), grounded=st.booleans(),
+       data=st.data())
+def test_chains_and_trees(kinds, tree, grounded, data):
+    sys = data.draw(chains(kinds, grounded=grounded, tree=tree))
+    q = _configuration(sys, data)
     assert amax(sys.constraints(q)) < 1e-12
     G, P = sys.constraint_jacobian(q), sys.null_space(q)
     assert amax(G @ P) < 1e-12
     assert np.linalg.matrix_rank(P) == sys.n - sys.m == sys.dof
 
 
-@given(kinds=st.lists(joint_kinds, min_size=1, max_size=4), seed=seeds, step=st.floats(0.05, 1.5))
-def test_contravariant_control_matrix_inverts_midpoint_null_space(kinds, seed, step):
+@given(kinds=st.lists(joint_kinds, min_size=1, max_size=4), grounded=st.booleans(),
+       step=st.floats(0.05, 1.5, allow_nan=False), data=st.data())
+def test_contravariant_control_matrix_inverts_midpoint_null_space(kinds, grounded, step, data):
     """B(q♯_{k+½}) P(q_{k+½}) = I for consecutive admissible configurations."""
-    rng = np.random.default_rng(seed)
-    sys = chain(kinds, seed, grounded=bool(seed % 2))
-    qk, _ = admissible(sys, rng)
-    qk1, _ = admissible(sys, rng, scale=step, base=qk)
+    sys = data.draw(chains(kinds, grounded=grounded))
+    qk = _configuration(sys, data)
+    qk1 = _configuration(sys, data, scale=step, base=qk)
     q_mid = 0.5 * (qk + qk1)
     P = sys.null_space(q_mid)
     B = sys.control_matrix(q_mid)
@@ -72,7 +76,7 @@ def test_contravariant_control_matrix_inverts_midpoint_null_space(kinds, seed, s
     # beyond, the midpoint triad can be nearly singular and B large: the
     # identity then holds to round-off relative to |B| |P|
     assert error < 1e-13 * max(1.0, amax(B) * amax(P))
-    tau = rng.normal(size=sys.dof)
+    tau = data.draw(vectors(sys.dof, 3.0))
     assert amax(sys.reduced_forces(q_mid, tau) - tau) < 1e-13 * max(1.0, amax(B) * amax(P)) * 10
     # and the midpoint null space is still a null space of the midpoint Jacobian
     assert amax(sys.constraint_jacobian(q_mid) @ P) < 1e-12
@@ -98,11 +102,10 @@ def test_plain_midpoint_control_matrix_fails_the_identity():
     assert errors[0] / errors[1] > 2.5 and errors[1] / errors[2] > 2.5
 
 
-@given(kind=joint_kinds, seed=seeds)
-def test_reparametrisation_derivative_at_zero_is_the_null_space(kind, seed):
-    rng = np.random.default_rng(seed)
-    for sys in _systems(kind, seed):
-        q, _ = admissible(sys, rng)
+@given(kind=joint_kinds, data=st.data())
+def test_reparametrisation_derivative_at_zero_is_the_null_space(kind, data):
+    for sys in _systems(kind, data):
+        q = _configuration(sys, data)
         if sys.n_velocities == 0:  # a grounded fixed joint: nothing to vary
             continue
         u = casadi.SX.sym("u", sys.n_velocities)
@@ -112,11 +115,10 @@ def test_reparametrisation_derivative_at_zero_is_the_null_space(kind, seed):
         assert amax(np.array(J) - sys.null_space(q)) < 1e-12
 
 
-@given(kind=joint_kinds, seed=seeds)
-def test_joint_wrenches_have_zero_net_force_and_moment(kind, seed):
-    rng = np.random.default_rng(seed)
-    sys = pair(kind, seed)
-    q, _ = admissible(sys, rng)
+@given(kind=joint_kinds, data=st.data())
+def test_joint_wrenches_have_zero_net_force_and_moment(kind, data):
+    sys = data.draw(pairs(kind))
+    q = _configuration(sys, data)
     C = sys.wrench_matrix(q)
     phi = {b: sys.body_coordinates(q, b)[0:3] for b in sys.bodies}
     force = C["b1"][0:3] + C["b2"][0:3]
@@ -127,15 +129,14 @@ def test_joint_wrenches_have_zero_net_force_and_moment(kind, seed):
     assert np.abs(moment[:, joint_cols]).max(initial=0) < 1e-12
 
 
-@given(seed=seeds)
-def test_mass_matrix_gives_rigid_body_kinetic_energy(seed):
+@given(data=st.data())
+def test_mass_matrix_gives_rigid_body_kinetic_energy(data):
     """½ vᵀ M v = ½ m |φ̇|² + ½ ω·J ω with J the spatial inertia tensor."""
-    rng = np.random.default_rng(seed)
-    sys = pair("spherical", seed)
-    q, _ = admissible(sys, rng, scale=2.0)
+    sys = data.draw(pairs("spherical"))
+    q = _configuration(sys, data, scale=2.0)
     for name, body in sys.bodies.items():
         qb = sys.body_coordinates(q, name)
-        twist = rng.normal(size=6)
+        twist = data.draw(vectors(6, 3.0))
         v = body.internal_null_space(qb) @ twist
         R = body.directors(qb).T  # columns d_i
         J = R @ np.diag(body.inertia) @ R.T
