@@ -10,7 +10,9 @@ an array and a symbolic scalar go through :func:`scale`.
 Rotation maps are *smooth*: no branch at zero rotation.  The exponential map
 uses the entire functions ``sin(a)/a`` and ``(1 - cos a)/a²`` of ``s = a² =
 θ·θ`` as Taylor series evaluated by Horner's rule; with :data:`SERIES_TERMS`
-terms they equal the trigonometric forms to round-off for ``|θ| ≤ 3π``.
+terms the truncation error is below 1e-16 for ``|θ| ≤ 3π``; the alternating
+series loses digits to cancellation as ``|θ|`` grows (error below
+``e^{|θ|}`` ulp): measured below 2e-14 for ``|θ| ≤ 2π``, 3e-13 at ``|θ| = 3π``.
 """
 
 import contextlib
@@ -182,8 +184,8 @@ _COSC = [(-1.0) ** k / math.factorial(2 * k + 2) for k in range(SERIES_TERMS)]
 def sin_cos(a):
     """``(sin a, cos a)`` as the series of :func:`rotation_exp` (``+ - *`` only).
 
-    Works on every backend and on Taylor jets; exact to round-off for
-    ``|a| ≤ 3π``.
+    Works on every backend and on Taylor jets; accurate to 2e-14 for
+    ``|a| ≤ 2π`` and 3e-13 at ``|a| = 3π`` (see the module docstring).
     """
     s = shared(a * a)
     return a * shared(_horner(_SINC, s)), 1.0 - s * shared(_horner(_COSC, s))
@@ -193,7 +195,7 @@ def rotation_exp(theta):
     """Rodrigues' formula ``exp(θ̂) = I + sin(a)/a θ̂ + (1 - cos a)/a² θ̂²``.
 
     ``a = |θ|``; both coefficients are evaluated as series in ``θ·θ`` (smooth
-    at θ = 0, exact to round-off for ``|θ| ≤ 3π``).  DMOCC paper Eq. (4.6);
+    at θ = 0; accurate to 2e-14 for ``|θ| ≤ 2π``, 3e-13 at ``|θ| = 3π``).  DMOCC paper Eq. (4.6);
     thesis §2.4.
     """
     theta = as_array(theta)
