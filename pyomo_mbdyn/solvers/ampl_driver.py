@@ -1,7 +1,10 @@
 """An AMPL solver driver backed by the IPOPT and Bonmin libraries in CasADi.
 
-Run as ``python -m pyomo_mbdyn.solvers.ampl_driver SOLVER stub.nl -AMPL
-[option=value ...]`` with ``SOLVER`` one of ``ipopt``, ``bonmin``.  Like the
+Run as ``python path/to/ampl_driver.py SOLVER stub.nl -AMPL [option=value
+...]`` with ``SOLVER`` one of ``ipopt``, ``bonmin`` (``python -m
+pyomo_mbdyn.solvers.ampl_driver`` works too, but imports the package and
+with it Pyomo; run by path, the driver imports only casadi, numpy and its
+sibling modules :mod:`nl_file` and :mod:`selection`).  Like the
 ``ipopt`` executable it reads ``stub.nl``, solves, and writes ``stub.sol``; it
 also writes ``stub.casadi.json`` with the solver's own status, iteration count
 and timing, which the Pyomo plugin reads for the details the .sol format has no
@@ -104,8 +107,12 @@ def solve_nl(solver, stub, options):
     import casadi
     import numpy as np
 
-    from .nl_file import UnsupportedConstruct, read_nl, write_sol
-    from .selection import library_version
+    if __package__:
+        from .nl_file import UnsupportedConstruct, read_nl, write_sol
+        from .selection import library_version
+    else:  # run as a script: the siblings are on sys.path[0]
+        from nl_file import UnsupportedConstruct, read_nl, write_sol
+        from selection import library_version
 
     status = {"solver": solver, "casadi": casadi.__version__}
     try:
@@ -228,7 +235,7 @@ def _short(err):
     return msg[-1] if msg else repr(err)
 
 
-USAGE = "usage: python -m pyomo_mbdyn.solvers.ampl_driver {ipopt|bonmin} stub[.nl] -AMPL [name=value ...]"
+USAGE = "usage: python ampl_driver.py {ipopt|bonmin} stub[.nl] -AMPL [name=value ...]"
 
 
 def main(argv=None):

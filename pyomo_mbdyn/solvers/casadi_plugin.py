@@ -1,12 +1,16 @@
-"""Pyomo solver plugins ``casadi_ipopt`` and ``casadi_bonmin``.
+"""AMPL-protocol Pyomo solver plugins ``casadi_ipopt_nl`` and ``casadi_bonmin_nl``.
 
-Both are registered with Pyomo's ``SolverFactory`` on ``import pyomo_mbdyn``.
-They are ordinary AMPL-protocol shell solvers, built on Pyomo's own ``ipopt``
-plugin: Pyomo writes ``stub.nl``, the driver
-:mod:`pyomo_mbdyn.solvers.ampl_driver` (run with the current Python) solves
-it with the IPOPT or Bonmin library inside the ``casadi`` wheel and writes
-``stub.sol``, and Pyomo reads it back.  Hence everything that works with the
-``ipopt`` executable works here:
+Both are registered with Pyomo's ``SolverFactory`` on ``import pyomo_mbdyn``,
+beside the in-process ``casadi_ipopt`` / ``casadi_bonmin``
+(:mod:`pyomo_mbdyn.solvers.casadi_direct`), which are faster; these solve in a
+child process, for users who want the solver isolated from their Python
+process.  They are ordinary AMPL-protocol shell solvers, built on Pyomo's own
+``ipopt`` plugin: Pyomo writes ``stub.nl``, the driver script
+:mod:`pyomo_mbdyn.solvers.ampl_driver` (run with the current Python, by path,
+so that it imports neither Pyomo nor this package) solves it with the IPOPT
+or Bonmin library inside the ``casadi`` wheel and writes ``stub.sol``, and
+Pyomo reads it back.  Hence everything that works with the ``ipopt``
+executable works here:
 
 * ``solver.options['tol'] = 1e-10``: any IPOPT or Bonmin option by name
   (``OF_name`` options go through an options file, as with ``ipopt``);
@@ -44,9 +48,10 @@ from .selection import library_version
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
 
-__all__ = ["CasadiIpopt", "CasadiBonmin"]
+__all__ = ["CasadiIpoptNL", "CasadiBonminNL"]
 
-_DRIVER = "pyomo_mbdyn.solvers.ampl_driver"
+#: the driver, run as a script: no package import, hence no Pyomo in the child
+_DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ampl_driver.py")
 
 
 class _CasadiAmplSolver(IPOPT):
@@ -58,7 +63,7 @@ class _CasadiAmplSolver(IPOPT):
 
     def __init__(self, **kwds):
         super().__init__(**kwds)
-        self.name = self.type = f"casadi_{self.backend}"
+        self.name = self.type = f"casadi_{self.backend}_nl"
         self.options.solver = self.name
         self._capabilities.integer = self.integer_capable
 
@@ -111,7 +116,7 @@ class _CasadiAmplSolver(IPOPT):
             self.options[self.time_limit_option] = float(self._timelimit)
         cmd = super().create_command_line(executable, problem_files)
         at = cmd.cmd.index(executable)
-        cmd.cmd[at + 1 : at + 1] = ["-u", "-m", _DRIVER, self.backend]
+        cmd.cmd[at + 1 : at + 1] = ["-u", _DRIVER, self.backend]
         return cmd
 
     # -- results ----------------------------------------------------------
@@ -219,14 +224,14 @@ class _CasadiAmplSolver(IPOPT):
         return results
 
 
-class CasadiIpopt(_CasadiAmplSolver):
+class CasadiIpoptNL(_CasadiAmplSolver):
     """IPOPT (with MUMPS) from the casadi wheel, through the AMPL protocol."""
 
     backend = "ipopt"
     time_limit_option = "max_wall_time"
 
 
-class CasadiBonmin(_CasadiAmplSolver):
+class CasadiBonminNL(_CasadiAmplSolver):
     """Bonmin (branch-and-bound over IPOPT, CBC) from the casadi wheel."""
 
     backend = "bonmin"
