@@ -115,6 +115,7 @@ def solve_nl(solver, stub, options):
         from selection import library_version
 
     status = {"solver": solver, "casadi": casadi.__version__}
+    t_read = time.perf_counter()
     try:
         nl = read_nl(stub + ".nl")
     except UnsupportedConstruct as err:
@@ -147,6 +148,7 @@ def solve_nl(solver, stub, options):
     fun = casadi.Function("nlp", [x_mx], [f_mx, g_mx]).expand()
     x = casadi.SX.sym("x", nl.n_var)
     f, g = fun(x)
+    status["read_seconds"] = time.perf_counter() - t_read
 
     # ObjSign σ: CasADi has already multiplied f by σ, so it minimises σ f.
     sigma = -1.0 if _maximises(nl.text) else 1.0
@@ -173,11 +175,13 @@ def solve_nl(solver, stub, options):
             arr[i] = sign * v
     lam_x0 = zu - zl
 
+    t0 = time.perf_counter()
     try:
         nlpsol = casadi.nlpsol("solver", solver, {"x": x, "f": f, "g": g}, opts)
     except RuntimeError as err:
         status.update(error="options", message=_short(err))
         return status
+    status["nlpsol_seconds"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     try:
         res = nlpsol(

@@ -32,12 +32,19 @@ restoration, ...), each with the solver's message in
 ``results.solver.iterations``.  A point is loaded into the model only when
 the solver reports optimality or stopped at a limit; after ``infeasible`` or
 ``error`` the model keeps its values.
+
+After a solve, ``solver.timings`` holds the seconds of each phase: ``write``
+(Pyomo's .nl writer), ``subprocess`` (the driver process, of which the driver
+reports ``driver_read`` (reading and importing the .nl file), ``nlpsol``
+(CasADi's solver set-up) and ``solve`` (the IPOPT/Bonmin call)), ``load``
+(reading the .sol file and loading the model) and ``total``.
 """
 
 import json
 import logging
 import os
 import sys
+import time
 
 from pyomo.core.base.var import Var
 from pyomo.opt import SolverResults, SolverStatus, TerminationCondition
@@ -66,6 +73,7 @@ class _CasadiAmplSolver(IPOPT):
         self.name = self.type = f"casadi_{self.backend}_nl"
         self.options.solver = self.name
         self._capabilities.integer = self.integer_capable
+        self.timings = {}
 
     # -- executable and version ---------------------------------------------
     def _default_executable(self):
@@ -79,9 +87,28 @@ class _CasadiAmplSolver(IPOPT):
         return tuple(int(p) for p in version.split(".")) if version else None
 
     # -- presolve: refuse what the backend cannot solve ----------------------
+    def solve(self, *args, **kwds):
+        """Pyomo's ``solve``; also records ``self.timings`` (see the module docstring)."""
+        self.timings = {}
+        t0 = time.perf_counter()
+        results = super().solve(*args, **kwds)
+        total = time.perf_counter() - t0
+        self.timings["load"] = total - self.timings.get("write", 0.0) - self.timings.get("subprocess", 0.0)
+        self.timings["total"] = total
+        return results
+
+    def _apply_solver(self):
+        t0 = time.perf_counter()
+        try:
+            return super()._apply_solver()
+        finally:
+            self.timings["subprocess"] = time.perf_counter() - t0
+
     def _presolve(self, *args, **kwds):
         self._model = args[0] if args else None
+        t0 = time.perf_counter()
         super()._presolve(*args, **kwds)
+        self.timings["write"] = time.perf_counter() - t0
         if not self.integer_capable:
             discrete = self._discrete_variables()
             if discrete:
@@ -130,6 +157,10 @@ class _CasadiAmplSolver(IPOPT):
             with open(path) as f:
                 status = json.load(f)
             os.remove(path)
+        for key in ("read_seconds", "nlpsol_seconds", "wall_seconds"):
+            if status.get(key) is not None:
+                self.timings[{"read_seconds": "driver_read", "nlpsol_seconds": "nlpsol",
+                              "wall_seconds": "solve"}[key]] = status[key]
         if "error" in status:
             return self._results_for_error(status, rc)
         if not os.path.exists(self._results_file):
