@@ -1,7 +1,10 @@
 """An AMPL solver driver backed by the IPOPT and Bonmin libraries in CasADi.
 
-Run as ``python -m pyomo_mbdyn.solvers.ampl_driver SOLVER stub.nl -AMPL
-[option=value ...]`` with ``SOLVER`` one of ``ipopt``, ``bonmin``.  Like the
+Run as ``python path/to/ampl_driver.py SOLVER stub.nl -AMPL [option=value
+...]`` with ``SOLVER`` one of ``ipopt``, ``bonmin`` (``python -m
+pyomo_mbdyn.solvers.ampl_driver`` works too, but imports the package and
+with it Pyomo; run by path, the driver imports only casadi, numpy and its
+sibling modules :mod:`nl_file` and :mod:`selection`).  Like the
 ``ipopt`` executable it reads ``stub.nl``, solves, and writes ``stub.sol``; it
 also writes ``stub.casadi.json`` with the solver's own status, iteration count
 and timing, which the Pyomo plugin reads for the details the .sol format has no
@@ -104,10 +107,15 @@ def solve_nl(solver, stub, options):
     import casadi
     import numpy as np
 
-    from .nl_file import UnsupportedConstruct, read_nl, write_sol
-    from .selection import library_version
+    if __package__:
+        from .nl_file import UnsupportedConstruct, read_nl, write_sol
+        from .selection import library_version
+    else:  # run as a script: the siblings are on sys.path[0]
+        from nl_file import UnsupportedConstruct, read_nl, write_sol
+        from selection import library_version
 
     status = {"solver": solver, "casadi": casadi.__version__}
+    t_read = time.perf_counter()
     try:
         nl = read_nl(stub + ".nl")
     except UnsupportedConstruct as err:
@@ -140,6 +148,7 @@ def solve_nl(solver, stub, options):
     fun = casadi.Function("nlp", [x_mx], [f_mx, g_mx]).expand()
     x = casadi.SX.sym("x", nl.n_var)
     f, g = fun(x)
+    status["read_seconds"] = time.perf_counter() - t_read
 
     # ObjSign σ: CasADi has already multiplied f by σ, so it minimises σ f.
     sigma = -1.0 if _maximises(nl.text) else 1.0
@@ -166,11 +175,13 @@ def solve_nl(solver, stub, options):
             arr[i] = sign * v
     lam_x0 = zu - zl
 
+    t0 = time.perf_counter()
     try:
         nlpsol = casadi.nlpsol("solver", solver, {"x": x, "f": f, "g": g}, opts)
     except RuntimeError as err:
         status.update(error="options", message=_short(err))
         return status
+    status["nlpsol_seconds"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     try:
         res = nlpsol(
@@ -228,7 +239,7 @@ def _short(err):
     return msg[-1] if msg else repr(err)
 
 
-USAGE = "usage: python -m pyomo_mbdyn.solvers.ampl_driver {ipopt|bonmin} stub[.nl] -AMPL [name=value ...]"
+USAGE = "usage: python ampl_driver.py {ipopt|bonmin} stub[.nl] -AMPL [name=value ...]"
 
 
 def main(argv=None):

@@ -1,12 +1,16 @@
-"""Pyomo solver plugins ``casadi_ipopt`` and ``casadi_bonmin``.
+"""AMPL-protocol Pyomo solver plugins ``casadi_ipopt_nl`` and ``casadi_bonmin_nl``.
 
-Both are registered with Pyomo's ``SolverFactory`` on ``import pyomo_mbdyn``.
-They are ordinary AMPL-protocol shell solvers, built on Pyomo's own ``ipopt``
-plugin: Pyomo writes ``stub.nl``, the driver
-:mod:`pyomo_mbdyn.solvers.ampl_driver` (run with the current Python) solves
-it with the IPOPT or Bonmin library inside the ``casadi`` wheel and writes
-``stub.sol``, and Pyomo reads it back.  Hence everything that works with the
-``ipopt`` executable works here:
+Both are registered with Pyomo's ``SolverFactory`` on ``import pyomo_mbdyn``,
+beside the in-process ``casadi_ipopt`` / ``casadi_bonmin``
+(:mod:`pyomo_mbdyn.solvers.casadi_direct`), which are faster; these solve in a
+child process, for users who want the solver isolated from their Python
+process.  They are ordinary AMPL-protocol shell solvers, built on Pyomo's own
+``ipopt`` plugin: Pyomo writes ``stub.nl``, the driver script
+:mod:`pyomo_mbdyn.solvers.ampl_driver` (run with the current Python, by path,
+so that it imports neither Pyomo nor this package) solves it with the IPOPT
+or Bonmin library inside the ``casadi`` wheel and writes ``stub.sol``, and
+Pyomo reads it back.  Hence everything that works with the ``ipopt``
+executable works here:
 
 * ``solver.options['tol'] = 1e-10``: any IPOPT or Bonmin option by name
   (``OF_name`` options go through an options file, as with ``ipopt``);
@@ -28,12 +32,19 @@ restoration, ...), each with the solver's message in
 ``results.solver.iterations``.  A point is loaded into the model only when
 the solver reports optimality or stopped at a limit; after ``infeasible`` or
 ``error`` the model keeps its values.
+
+After a solve, ``solver.timings`` holds the seconds of each phase: ``write``
+(Pyomo's .nl writer), ``subprocess`` (the driver process, of which the driver
+reports ``driver_read`` (reading and importing the .nl file), ``nlpsol``
+(CasADi's solver set-up) and ``solve`` (the IPOPT/Bonmin call)), ``load``
+(reading the .sol file and loading the model) and ``total``.
 """
 
 import json
 import logging
 import os
 import sys
+import time
 
 from pyomo.core.base.var import Var
 from pyomo.opt import SolverResults, SolverStatus, TerminationCondition
@@ -44,9 +55,10 @@ from .selection import library_version
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
 
-__all__ = ["CasadiIpopt", "CasadiBonmin"]
+__all__ = ["CasadiIpoptNL", "CasadiBonminNL"]
 
-_DRIVER = "pyomo_mbdyn.solvers.ampl_driver"
+#: the driver, run as a script: no package import, hence no Pyomo in the child
+_DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ampl_driver.py")
 
 
 class _CasadiAmplSolver(IPOPT):
@@ -58,9 +70,10 @@ class _CasadiAmplSolver(IPOPT):
 
     def __init__(self, **kwds):
         super().__init__(**kwds)
-        self.name = self.type = f"casadi_{self.backend}"
+        self.name = self.type = f"casadi_{self.backend}_nl"
         self.options.solver = self.name
         self._capabilities.integer = self.integer_capable
+        self.timings = {}
 
     # -- executable and version ---------------------------------------------
     def _default_executable(self):
@@ -74,9 +87,28 @@ class _CasadiAmplSolver(IPOPT):
         return tuple(int(p) for p in version.split(".")) if version else None
 
     # -- presolve: refuse what the backend cannot solve ----------------------
+    def solve(self, *args, **kwds):
+        """Pyomo's ``solve``; also records ``self.timings`` (see the module docstring)."""
+        self.timings = {}
+        t0 = time.perf_counter()
+        results = super().solve(*args, **kwds)
+        total = time.perf_counter() - t0
+        self.timings["load"] = total - self.timings.get("write", 0.0) - self.timings.get("subprocess", 0.0)
+        self.timings["total"] = total
+        return results
+
+    def _apply_solver(self):
+        t0 = time.perf_counter()
+        try:
+            return super()._apply_solver()
+        finally:
+            self.timings["subprocess"] = time.perf_counter() - t0
+
     def _presolve(self, *args, **kwds):
         self._model = args[0] if args else None
+        t0 = time.perf_counter()
         super()._presolve(*args, **kwds)
+        self.timings["write"] = time.perf_counter() - t0
         if not self.integer_capable:
             discrete = self._discrete_variables()
             if discrete:
@@ -111,7 +143,7 @@ class _CasadiAmplSolver(IPOPT):
             self.options[self.time_limit_option] = float(self._timelimit)
         cmd = super().create_command_line(executable, problem_files)
         at = cmd.cmd.index(executable)
-        cmd.cmd[at + 1 : at + 1] = ["-u", "-m", _DRIVER, self.backend]
+        cmd.cmd[at + 1 : at + 1] = ["-u", _DRIVER, self.backend]
         return cmd
 
     # -- results ----------------------------------------------------------
@@ -125,6 +157,10 @@ class _CasadiAmplSolver(IPOPT):
             with open(path) as f:
                 status = json.load(f)
             os.remove(path)
+        for key in ("read_seconds", "nlpsol_seconds", "wall_seconds"):
+            if status.get(key) is not None:
+                self.timings[{"read_seconds": "driver_read", "nlpsol_seconds": "nlpsol",
+                              "wall_seconds": "solve"}[key]] = status[key]
         if "error" in status:
             return self._results_for_error(status, rc)
         if not os.path.exists(self._results_file):
@@ -219,14 +255,14 @@ class _CasadiAmplSolver(IPOPT):
         return results
 
 
-class CasadiIpopt(_CasadiAmplSolver):
+class CasadiIpoptNL(_CasadiAmplSolver):
     """IPOPT (with MUMPS) from the casadi wheel, through the AMPL protocol."""
 
     backend = "ipopt"
     time_limit_option = "max_wall_time"
 
 
-class CasadiBonmin(_CasadiAmplSolver):
+class CasadiBonminNL(_CasadiAmplSolver):
     """Bonmin (branch-and-bound over IPOPT, CBC) from the casadi wheel."""
 
     backend = "bonmin"

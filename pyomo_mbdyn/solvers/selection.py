@@ -10,15 +10,25 @@ import glob
 import os
 import shutil
 
-__all__ = ["library_version", "available_solvers", "get_solver", "KNOWN_SOLVERS"]
+__all__ = ["library_version", "available_solvers", "get_solver", "KNOWN_SOLVERS", "BUNDLED"]
 
 #: name → (kind, where it comes from)
 KNOWN_SOLVERS = {
     "ipopt": ("nlp", "ipopt executable on PATH (AMPL interface)"),
-    "casadi_ipopt": ("nlp", "IPOPT library bundled in the casadi wheel"),
+    "casadi_ipopt": ("nlp", "IPOPT library bundled in the casadi wheel, in process"),
+    "casadi_ipopt_nl": ("nlp", "IPOPT library bundled in the casadi wheel, AMPL .nl/.sol in a subprocess"),
     "bonmin": ("minlp", "bonmin executable on PATH (AMPL interface)"),
-    "casadi_bonmin": ("minlp", "Bonmin library bundled in the casadi wheel"),
+    "casadi_bonmin": ("minlp", "Bonmin library bundled in the casadi wheel, in process"),
+    "casadi_bonmin_nl": ("minlp", "Bonmin library bundled in the casadi wheel, AMPL .nl/.sol in a subprocess"),
     "ripopt": ("nlp", "ripopt executable from the pyomo-ripopt package"),
+}
+
+#: bundled solver name → CasADi plugin behind it
+BUNDLED = {
+    "casadi_ipopt": "ipopt",
+    "casadi_ipopt_nl": "ipopt",
+    "casadi_bonmin": "bonmin",
+    "casadi_bonmin_nl": "bonmin",
 }
 
 _LIBRARIES = {"ipopt": "libipopt.so.*.*.*", "bonmin": "libbonmin.so.*.*.*"}
@@ -89,8 +99,8 @@ def available_solvers():
 
     found = []
     for name, (kind, source) in KNOWN_SOLVERS.items():
-        if name.startswith("casadi_"):
-            version = library_version(name[len("casadi_"):])
+        if name in BUNDLED:
+            version = library_version(BUNDLED[name])
         elif name == "ripopt":
             try:
                 import pyomo_ripopt  # noqa: F401
@@ -122,10 +132,12 @@ def get_solver(name=None, *, model=None, discrete=None, **options):
     Parameters
     ----------
     name : str, optional
-        A solver name (``'ipopt'``, ``'casadi_ipopt'``, ``'bonmin'``,
-        ``'casadi_bonmin'``, ``'ripopt'`` or any Pyomo solver).  Without it:
-        the ``ipopt`` executable when it is on PATH, else ``casadi_ipopt``;
-        for discrete problems ``bonmin`` or else ``casadi_bonmin``.
+        A solver name (``'ipopt'``, ``'casadi_ipopt'`` (in process),
+        ``'casadi_ipopt_nl'`` (AMPL protocol, subprocess), ``'bonmin'``,
+        ``'casadi_bonmin'``, ``'casadi_bonmin_nl'``, ``'ripopt'`` or any Pyomo
+        solver).  Without it: the ``ipopt`` executable when it is on PATH, else
+        ``casadi_ipopt``; for discrete problems ``bonmin`` or else
+        ``casadi_bonmin``.
     model : Pyomo model, optional
         Used only to decide whether the problem has integer variables.
     discrete : bool, optional

@@ -1,4 +1,9 @@
-"""The casadi_ipopt / casadi_bonmin plugins speak the AMPL protocol like ipopt.
+"""The casadi_ipopt / casadi_bonmin plugins keep the contract of Pyomo's ipopt plugin.
+
+Every contract test runs against both paths: in process (``casadi_ipopt``,
+``casadi_bonmin``) and through the AMPL .nl/.sol protocol in a subprocess
+(``casadi_ipopt_nl``, ``casadi_bonmin_nl``); the fixtures ``ipopt`` and
+``bonmin`` hold the solver name.
 
 Signs are those of Ipopt's AMPL interface (AmplTNLP::finalize_solution):
 for a minimisation, dual = -λ, ipopt_zL_out = z_L ≥ 0, ipopt_zU_out = -z_U ≤ 0.
@@ -28,16 +33,27 @@ from problems import (
 )
 
 
-def solve(m, name="casadi_ipopt", **kwds):
+@pytest.fixture(params=["casadi_ipopt", "casadi_ipopt_nl"])
+def ipopt(request):
+    """Name of the IPOPT plugin under test: in process, or AMPL protocol."""
+    return request.param
+
+
+@pytest.fixture(params=["casadi_bonmin", "casadi_bonmin_nl"])
+def bonmin(request):
+    return request.param
+
+
+def solve(m, name, **kwds):
     opt = pyo.SolverFactory(name)
     opt.options["tol"] = 1e-10
     return opt.solve(m, **kwds)
 
 
 # ---------------------------------------------------------------- known optima
-def test_hs071_optimum_and_multipliers_in_ipopt_ampl_signs():
+def test_hs071_optimum_and_multipliers_in_ipopt_ampl_signs(ipopt):
     m = add_dual_suffixes(hs071())
-    res = solve(m)
+    res = solve(m, ipopt)
     assert res.solver.termination_condition == TC.optimal
     assert res.solver.status == SolverStatus.ok
     x = [pyo.value(m.x[i]) for i in range(1, 5)]
@@ -59,9 +75,9 @@ def test_hs071_optimum_and_multipliers_in_ipopt_ampl_signs():
     assert np.abs(r).max() < 1e-7
 
 
-def test_equality_qp_multipliers_equal_the_kkt_solution():
+def test_equality_qp_multipliers_equal_the_kkt_solution(ipopt):
     m = add_dual_suffixes(equality_qp())
-    res = solve(m)
+    res = solve(m, ipopt)
     assert res.solver.termination_condition == TC.optimal
     x_star, y_star = equality_qp_kkt()
     np.testing.assert_allclose([pyo.value(m.x[i]) for i in m.I], x_star, atol=1e-9)
@@ -69,7 +85,7 @@ def test_equality_qp_multipliers_equal_the_kkt_solution():
 
 
 @pytest.mark.parametrize("sense", ["lower", "upper"])
-def test_bound_multiplier_on_an_active_bound(sense):
+def test_bound_multiplier_on_an_active_bound(ipopt, sense):
     m = pyo.ConcreteModel()
     add_dual_suffixes(m)
     if sense == "lower":  # min (x+2)², x ≥ 0: ∂f/∂x = 4 = z_L
@@ -78,7 +94,7 @@ def test_bound_multiplier_on_an_active_bound(sense):
     else:  # min (x-3)², x ≤ 1: ∂f/∂x = -4 = -z_U
         m.x = pyo.Var(bounds=(None, 1), initialize=0.0)
         m.obj = pyo.Objective(expr=(m.x - 3) ** 2)
-    solve(m)
+    solve(m, ipopt)
     if sense == "lower":
         assert pyo.value(m.x) == pytest.approx(0.0, abs=1e-8)
         assert m.ipopt_zL_out[m.x] == pytest.approx(4.0, rel=1e-7)
@@ -89,14 +105,14 @@ def test_bound_multiplier_on_an_active_bound(sense):
         assert m.ipopt_zL_out[m.x] == pytest.approx(0.0, abs=1e-9)
 
 
-def test_maximisation_flips_signs_as_ipopt_does():
+def test_maximisation_flips_signs_as_ipopt_does(ipopt):
     # max -(x-3)² s.t. x ≤ 1: Ipopt minimises (x-3)² with λ = 4 and writes +λ.
     m = pyo.ConcreteModel()
     add_dual_suffixes(m)
     m.x = pyo.Var(initialize=0.0)
     m.obj = pyo.Objective(expr=-((m.x - 3) ** 2), sense=pyo.maximize)
     m.cap = pyo.Constraint(expr=m.x <= 1)
-    solve(m)
+    solve(m, ipopt)
     assert pyo.value(m.x) == pytest.approx(1.0, abs=1e-8)
     assert m.dual[m.cap] == pytest.approx(4.0, rel=1e-7)
 
@@ -108,7 +124,7 @@ def _primal_dual(m):
     return x, y
 
 
-def test_agrees_with_ripopt_on_a_large_nonlinear_problem():
+def test_agrees_with_ripopt_on_a_large_nonlinear_problem(ipopt):
     pytest.importorskip("pyomo_ripopt")
     import pyomo_ripopt  # noqa: F401
 
@@ -117,7 +133,7 @@ def test_agrees_with_ripopt_on_a_large_nonlinear_problem():
     n_var = sum(1 for _ in ours.component_data_objects(pyo.Var))
     n_con = sum(1 for _ in ours.component_data_objects(pyo.Constraint))
     assert n_var >= 200 and n_con >= 150
-    assert solve(ours).solver.termination_condition == TC.optimal
+    assert solve(ours, ipopt).solver.termination_condition == TC.optimal
     ripopt = pyo.SolverFactory("ripopt")
     ripopt.options["tol"] = 1e-10
     assert ripopt.solve(theirs).solver.termination_condition == TC.optimal
@@ -130,11 +146,11 @@ def test_agrees_with_ripopt_on_a_large_nonlinear_problem():
 
 
 @pytest.mark.skipif(shutil.which("ipopt") is None, reason="no ipopt executable on PATH")
-def test_agrees_with_the_ipopt_executable():
+def test_agrees_with_the_ipopt_executable(ipopt):
     ours = add_dual_suffixes(discrete_pendulum_ocp())
     theirs = add_dual_suffixes(discrete_pendulum_ocp())
-    solve(ours)
-    solve(theirs, name="ipopt")
+    solve(ours, ipopt)
+    solve(theirs, "ipopt")
     x1, y1 = _primal_dual(ours)
     x2, y2 = _primal_dual(theirs)
     np.testing.assert_allclose(x1, x2, atol=1e-7)
@@ -168,9 +184,9 @@ def _minlp_by_enumeration():
     return best
 
 
-def test_bonmin_solves_a_minlp_with_binary_and_integer_variables():
+def test_bonmin_solves_a_minlp_with_binary_and_integer_variables(bonmin):
     m = _minlp()
-    res = pyo.SolverFactory("casadi_bonmin").solve(m)
+    res = pyo.SolverFactory(bonmin).solve(m)
     assert res.solver.termination_condition == TC.optimal
     f_star, (x, y, z) = _minlp_by_enumeration()
     assert pyo.value(m.obj) == pytest.approx(f_star, abs=1e-6)
@@ -178,9 +194,9 @@ def test_bonmin_solves_a_minlp_with_binary_and_integer_variables():
     assert pyo.value(m.x) == pytest.approx(x, abs=1e-5)
 
 
-def test_ipopt_refuses_discrete_variables_with_a_clear_error():
+def test_ipopt_refuses_discrete_variables_with_a_clear_error(ipopt):
     with pytest.raises(UnsupportedModelError, match=r"casadi_bonmin.*") as err:
-        pyo.SolverFactory("casadi_ipopt").solve(_minlp())
+        pyo.SolverFactory(ipopt).solve(_minlp())
     assert "y" in str(err.value) and "z" in str(err.value)
 
 
@@ -191,9 +207,9 @@ def test_get_solver_picks_bonmin_for_discrete_models():
 
 
 # ---------------------------------------------------------------- warm start
-def test_warm_start_from_own_solution_takes_at_most_three_iterations():
+def test_warm_start_from_own_solution_takes_at_most_three_iterations(ipopt):
     m = add_dual_suffixes(bounded_qp(), export=True)
-    opt = pyo.SolverFactory("casadi_ipopt")
+    opt = pyo.SolverFactory(ipopt)
     cold = opt.solve(m)
     assert cold.solver.termination_condition == TC.optimal
     x_cold = [pyo.value(v) for v in m.x.values()]
@@ -218,65 +234,65 @@ def test_warm_start_from_own_solution_takes_at_most_three_iterations():
 
 
 # ---------------------------------------------------------------- failures
-def test_infeasible_problem_reports_infeasible_and_loads_nothing():
+def test_infeasible_problem_reports_infeasible_and_loads_nothing(ipopt):
     m = pyo.ConcreteModel()
     m.x = pyo.Var(initialize=0.1)
     m.y = pyo.Var(initialize=0.2)
     m.obj = pyo.Objective(expr=m.x + m.y)
     m.disc = pyo.Constraint(expr=m.x**2 + m.y**2 <= 1)
     m.far = pyo.Constraint(expr=m.x + m.y >= 3)
-    res = solve(m)
+    res = solve(m, ipopt)
     assert res.solver.termination_condition == TC.infeasible
     assert "infeasible" in res.solver.message.lower()
     assert (pyo.value(m.x), pyo.value(m.y)) == (0.1, 0.2)
 
 
-def test_evaluation_error_reports_error_with_solver_message():
+def test_evaluation_error_reports_error_with_solver_message(ipopt):
     m = pyo.ConcreteModel()
     m.x = pyo.Var(initialize=-1.0)
     m.obj = pyo.Objective(expr=pyo.log(m.x) + m.x**2)
-    res = solve(m)
+    res = solve(m, ipopt)
     assert res.solver.status == SolverStatus.error
     assert res.solver.termination_condition == TC.error
     assert "Invalid number" in res.solver.message
     assert pyo.value(m.x) == -1.0
 
 
-def test_iteration_limit_reports_max_iterations():
+def test_iteration_limit_reports_max_iterations(ipopt):
     m = hs071()
-    opt = pyo.SolverFactory("casadi_ipopt")
+    opt = pyo.SolverFactory(ipopt)
     opt.options["max_iter"] = 2
     res = opt.solve(m)
     assert res.solver.termination_condition == TC.maxIterations
     assert res.solver.iterations == 2
 
 
-def test_timelimit_maps_to_the_solver_time_limit():
+def test_timelimit_maps_to_the_solver_time_limit(ipopt):
     m = discrete_pendulum_ocp(N=200)
-    res = pyo.SolverFactory("casadi_ipopt").solve(m, timelimit=1e-6)
+    res = pyo.SolverFactory(ipopt).solve(m, timelimit=1e-6)
     assert res.solver.termination_condition == TC.maxTimeLimit
 
 
-def test_if_then_else_is_refused_naming_the_constraint():
+def test_if_then_else_is_refused_naming_the_constraint(ipopt):
     m = pyo.ConcreteModel()
     m.x = pyo.Var(initialize=1.0)
     m.obj = pyo.Objective(expr=m.x**2)
     m.kinked = pyo.Constraint(expr=pyo.Expr_if(IF=m.x >= 0, THEN=m.x, ELSE=-m.x) >= 1)
     with pytest.raises(UnsupportedModelError, match=r"Expr_if.*kinked"):
-        pyo.SolverFactory("casadi_ipopt").solve(m)
+        pyo.SolverFactory(ipopt).solve(m)
 
 
-def test_unknown_solver_option_is_a_configuration_error():
-    opt = pyo.SolverFactory("casadi_ipopt")
+def test_unknown_solver_option_is_a_configuration_error(ipopt):
+    opt = pyo.SolverFactory(ipopt)
     opt.options["no_such_option"] = 3
     with pytest.raises(ValueError, match="no_such_option"):
         opt.solve(hs071())
 
 
-def test_symbolic_labels_and_tee_stream_the_log():
+def test_symbolic_labels_and_tee_stream_the_log(ipopt):
     m = hs071()
     with capture_output() as out:
-        res = pyo.SolverFactory("casadi_ipopt").solve(m, tee=True, symbolic_solver_labels=True)
+        res = pyo.SolverFactory(ipopt).solve(m, tee=True, symbolic_solver_labels=True)
     assert res.solver.termination_condition == TC.optimal
     log = out.getvalue()
     assert "This is Ipopt version" in log and "EXIT: Optimal Solution Found" in log

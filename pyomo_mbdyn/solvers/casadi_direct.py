@@ -1,0 +1,428 @@
+"""In-process Pyomo solver plugins ``casadi_ipopt`` and ``casadi_bonmin``.
+
+They are direct interfaces in Pyomo's sense (``DirectSolver``, like
+``gurobi_direct``): the model is translated into a CasADi NLP in the same
+process (:mod:`pyomo_mbdyn.solvers.pyomo_to_casadi`) and solved with the IPOPT
+or Bonmin library inside the ``casadi`` wheel — no .nl file, no subprocess, no
+files at all.  The AMPL-protocol plugins ``casadi_ipopt_nl`` and
+``casadi_bonmin_nl`` (:mod:`pyomo_mbdyn.solvers.casadi_plugin`) solve the same
+problems in a child process, for users who want isolation; both paths keep the
+contract of Pyomo's ``ipopt`` plugin:
+
+* ``solver.options[name] = value`` for any IPOPT option (Bonmin: its
+  ``bonmin.*`` options and IPOPT's); values are typed as the AMPL driver types
+  ``name=value`` text (int, else float, else string) and an ``OF_`` prefix is
+  dropped; an option IPOPT rejects raises ``ConfigurationError`` (a
+  ``ValueError``);
+* ``solve(model, tee=True)`` prints the solver log (otherwise it is kept in
+  memory and written to ``logfile=`` if given); ``timelimit=s`` sets IPOPT's
+  ``max_wall_time`` (Bonmin's ``bonmin.time_limit``) unless the option is set;
+* Suffixes ``dual``, ``ipopt_zL_out``, ``ipopt_zU_out`` are imported and
+  ``dual``, ``ipopt_zL_in``, ``ipopt_zU_in`` (export Suffixes) used as the
+  starting multipliers, which IPOPT uses with ``warm_start_init_point='yes'``.
+
+Sign convention (Ipopt's AMPL interface, ``AmplTNLP::finalize_solution``,
+identical to :mod:`pyomo_mbdyn.solvers.ampl_driver`): IPOPT minimises
+``σ f`` (``σ = +1`` minimise, ``-1`` maximise) with Lagrangian
+``σ f + λᵀ g - z_Lᵀ (x - x_L) + z_Uᵀ (x - x_U)``, ``z_L, z_U ≥ 0``; CasADi
+returns ``lam_g = λ`` and ``lam_x = z_U - z_L``.  Imported:
+``dual = -σ λ``, ``ipopt_zL_out = σ z_L``, ``ipopt_zU_out = -σ z_U``; a warm
+start inverts the map.  For a minimisation the dual of an active ``≥``
+constraint is positive, of an active ``≤`` negative, ``ipopt_zL_out ≥ 0``,
+``ipopt_zU_out ≤ 0``.
+
+Termination conditions: ``optimal``; ``locallyOptimal`` (solved to acceptable
+level, or a feasible point of a square problem); ``infeasible``; ``unbounded``;
+``maxIterations``; ``maxTimeLimit``; ``error`` (evaluation errors, failed
+restoration, too few degrees of freedom, ...), with the solver's message in
+``results.solver.message``, the iteration count in
+``results.solver.iterations`` and the solver's own wall time (the ``nlpsol``
+call: IPOPT with CasADi's function evaluations) in
+``results.solver.wallclock_time``.  After ``infeasible``, ``unbounded`` or
+``error`` nothing is loaded into the model.
+
+After a solve, ``solver.timings`` holds the seconds of each phase:
+``translate`` (Pyomo → CasADi SX), ``nlpsol`` (CasADi's set-up of the solver:
+derivatives, sparsity), ``solve`` (the ``nlpsol`` call) and ``load`` (filling
+the results and loading them into the model).
+"""
+
+import contextlib
+import io
+import logging
+import re
+import time
+
+import numpy as np
+from pyomo.common.collections import Bunch
+from pyomo.common.tempfiles import TempfileManager
+from pyomo.core.base import SymbolMap, TextLabeler
+from pyomo.core.base.suffix import Suffix
+from pyomo.opt import SolverResults, SolverStatus, TerminationCondition
+from pyomo.opt.base.solvers import OptSolver
+from pyomo.opt.results.solution import SolutionStatus
+from pyomo.solvers.plugins.solvers.direct_or_persistent_solver import DirectOrPersistentSolver
+from pyomo.solvers.plugins.solvers.direct_solver import DirectSolver
+
+from ..errors import ConfigurationError, UnsupportedModelError
+from .ampl_driver import BONMIN_RESULT_CODES, IPOPT_RESULT_CODES, _convert
+from .selection import library_version
+
+logger = logging.getLogger("pyomo_mbdyn.solvers")
+
+__all__ = ["CasadiIpoptDirect", "CasadiBonminDirect"]
+
+_FAILED = (
+    TerminationCondition.infeasible,
+    TerminationCondition.unbounded,
+    TerminationCondition.error,
+)
+
+
+class _CasadiDirect(DirectSolver):
+    """Shared machinery; subclasses set ``backend`` and ``time_limit_option``."""
+
+    backend = None
+    time_limit_option = None
+    integer_capable = False
+
+    def __init__(self, **kwds):
+        kwds.setdefault("type", f"casadi_{self.backend}")
+        super().__init__(**kwds)
+        self.name = self.type = kwds["type"]
+        version = library_version(self.backend)
+        self._python_api_exists = version is not None
+        self._version = tuple(int(p) for p in version.split(".") if p.isdigit()) if version else None
+        self._capabilities.linear = True
+        self._capabilities.quadratic_objective = True
+        self._capabilities.quadratic_constraint = True
+        self._capabilities.integer = self.integer_capable
+        self._capabilities.sos1 = False
+        self._capabilities.sos2 = False
+        self._nlp = None
+        self._solution = None
+        self.timings = {}
+
+    # -- availability ---------------------------------------------------------
+    def available(self, exception_flag=True):
+        ok = self._python_api_exists
+        if exception_flag and not ok:
+            from ..errors import SolverUnavailableError
+
+            raise SolverUnavailableError(f"{self.name}: casadi has no {self.backend} plugin here.")
+        return ok
+
+    def _get_version(self):
+        return self._version
+
+    def warm_start_capable(self):
+        # as Pyomo's ipopt plugin: the initial point is always the variables'
+        # values; multipliers come through the Suffixes described above
+        return False
+
+    # -- presolve: translate the model ---------------------------------------------
+    def _presolve(self, *args, **kwds):
+        if len(args) != 1:
+            raise ValueError(f"{self.name} solves one model at a time, got {len(args)}")
+        t0 = time.perf_counter()
+        self.timings = {}
+        self._set_instance(args[0], kwds)
+        self.timings["translate"] = time.perf_counter() - t0
+        # DirectOrPersistentSolver._presolve without its temporary log file
+        warmstart = kwds.pop("warmstart", False)
+        self._keepfiles = kwds.pop("keepfiles", False)
+        self._save_results = kwds.pop("save_results", True)
+        TempfileManager.push()
+        self.results = None
+        from pyomo.opt.base.formats import ResultsFormat
+
+        self._results_format = ResultsFormat.soln
+        OptSolver._presolve(self, **kwds)
+        if self._save_results:
+            self._smap_id = id(self._symbol_map)
+            self._pyomo_model.solutions.add_symbol_map(self._symbol_map)
+        if warmstart:
+            raise ValueError(
+                f"{self.name}: warmstart=True is not used; the variables' values are always the "
+                "initial point (multipliers: the dual/ipopt_zL_in/ipopt_zU_in Suffixes with "
+                "warm_start_init_point='yes')"
+            )
+
+    def _set_instance(self, model, kwds={}):
+        from .pyomo_to_casadi import translate
+
+        DirectOrPersistentSolver._set_instance(self, model, kwds)
+        nlp = translate(model, self.name, self._skip_trivial_constraints)
+        if not self.integer_capable:
+            discrete = [v.name for v, d in zip(nlp.variables, nlp.discrete) if d]
+            if discrete:
+                names = ", ".join(discrete[:5]) + (" ..." if len(discrete) > 5 else "")
+                raise UnsupportedModelError(
+                    f"{self.name} solves continuous problems only, but the model has "
+                    f"{len(discrete)} integer or binary variables ({names}). "
+                    "Use SolverFactory('casadi_bonmin'), or relax them with "
+                    "TransformationFactory('core.relax_integer_vars')."
+                )
+        self._nlp = nlp
+        smap = self._symbol_map = SymbolMap()
+        if self._symbolic_solver_labels:
+            labeler = TextLabeler()
+            self._var_labels = [smap.getSymbol(v, labeler) for v in nlp.variables]
+            self._con_labels = [smap.getSymbol(c, labeler) for c in nlp.constraints]
+        else:
+            self._var_labels = [f"x{i}" for i in range(nlp.n_var)]
+            self._con_labels = [f"c{j}" for j in range(nlp.n_con)]
+            smap.addSymbols(zip(nlp.variables, self._var_labels))
+            smap.addSymbols(zip(nlp.constraints, self._con_labels))
+        self._obj_label = None
+        if nlp.objective is not None:
+            self._obj_label = "o0"
+            if not self._symbolic_solver_labels:
+                smap.addSymbol(nlp.objective, "o0")
+            else:
+                self._obj_label = smap.getSymbol(nlp.objective, labeler)
+
+    # -- solve -----------------------------------------------------------------------
+    def _solver_options(self):
+        options = {}
+        for name, value in self.options.items():
+            if name.startswith("OF_"):
+                name = name[3:]
+            options[name] = _convert(str(value)) if not isinstance(value, bool) else value
+        if self._timelimit is not None and self.time_limit_option not in options:
+            options[self.time_limit_option] = float(self._timelimit)
+        return options
+
+    def _initial_multipliers(self, nlp):
+        """lam_x0, lam_g0 from the export Suffixes (inverse of the sign map)."""
+        sigma = nlp.sigma
+        found = {}
+        for block in self._pyomo_model.block_data_objects(active=True, descend_into=True):
+            for suffix in block.component_objects(Suffix, active=True, descend_into=False):
+                if suffix.local_name in ("dual", "ipopt_zL_in", "ipopt_zU_in") and suffix.export_enabled():
+                    found.setdefault(suffix.local_name, suffix)
+        lam_g0 = np.zeros(nlp.n_con)
+        lam_x0 = np.zeros(nlp.n_var)
+        if "dual" in found:
+            dual = found["dual"]
+            for j, con in enumerate(nlp.constraints):
+                v = dual.get(con)
+                if v is not None:
+                    lam_g0[j] = -sigma * v
+        for name, sign in (("ipopt_zL_in", -sigma), ("ipopt_zU_in", -sigma)):
+            # lam_x = z_U - z_L with z_L = σ zL_in, z_U = -σ zU_in
+            if name in found:
+                suffix = found[name]
+                for i, var in enumerate(nlp.variables):
+                    v = suffix.get(var)
+                    if v is not None:
+                        lam_x0[i] += sign * v
+        return lam_x0, lam_g0
+
+    def _apply_solver(self):
+        import casadi as ca
+
+        nlp = self._nlp
+        options = self._solver_options()
+        opts = {"print_time": False}
+        if self.backend == "ipopt":
+            opts["ipopt"] = options
+        else:
+            opts["bonmin"] = options
+            opts["discrete"] = nlp.discrete
+        lam_x0, lam_g0 = self._initial_multipliers(nlp)
+        log = io.StringIO()
+        quiet = (
+            contextlib.ExitStack()
+            if self._tee
+            else _redirect(log)
+        )
+        self._solution = None
+        with quiet:
+            t0 = time.perf_counter()
+            try:
+                solver = ca.nlpsol(self.name, self.backend, {"x": nlp.x, "f": nlp.f, "g": nlp.g}, opts)
+            except RuntimeError as err:
+                raise ConfigurationError(
+                    f"{self.name}: the solver rejected its options {dict(self.options)}: {_short(err)}"
+                ) from None
+            t1 = time.perf_counter()
+            self.timings["nlpsol"] = t1 - t0
+            try:
+                sol = solver(
+                    x0=nlp.x0, lbx=nlp.lbx, ubx=nlp.ubx, lbg=nlp.lbg, ubg=nlp.ubg,
+                    lam_x0=lam_x0, lam_g0=lam_g0,
+                )
+                error = None
+            except RuntimeError as err:
+                sol, error = None, _short(err)
+            wall = time.perf_counter() - t1
+            self.timings["solve"] = wall
+        self._log = log.getvalue()
+        if self._log_file:
+            with open(self._log_file, "w") as f:
+                f.write(self._log)
+        stats = solver.stats()
+        if error is not None and _is_option_error(error):
+            raise ConfigurationError(
+                f"{self.name}: the solver rejected its options {dict(self.options)}: {error}"
+            )
+        self._solution = (sol, stats, error, wall)
+        return Bunch(rc=None, log=None)
+
+    # -- results -------------------------------------------------------------------
+    def _postsolve(self):
+        import casadi as ca
+
+        nlp = self._nlp
+        sol, stats, error, wall = self._solution
+        return_status = stats.get("return_status", "unknown")
+        table = IPOPT_RESULT_CODES if self.backend == "ipopt" else BONMIN_RESULT_CODES
+        code, text = table.get(return_status, (502, f"Unknown Error ({return_status})"))
+        name = "Ipopt" if self.backend == "ipopt" else "Bonmin"
+        message = f"{name} {library_version(self.backend)} (CasADi {ca.__version__}): {text}"
+        if error is not None:
+            code, message = 502, f"{self.name}: {error}"
+        results = SolverResults()
+        results.solver.name = self.name
+        results.solver.return_code = 0
+        results.solver.id = code
+        results.solver.message = message
+        results.solver.iterations = int(stats.get("iter_count", 0) or 0)
+        results.solver.wallclock_time = wall
+        status, tc, soln_status = _classify(code, return_status, self)
+        results.solver.status = status
+        results.solver.termination_condition = tc
+        results.problem.name = self._pyomo_model.name
+        results.problem.number_of_variables = nlp.n_var
+        results.problem.number_of_constraints = nlp.n_con
+        results.problem.number_of_objectives = 1 if nlp.objective is not None else 0
+        results.problem.sense = "maximize" if nlp.sigma < 0 else "minimize"
+        n_discrete = sum(nlp.discrete)
+        results.problem.number_of_integer_variables = n_discrete
+        results.problem.number_of_continuous_variables = nlp.n_var - n_discrete
+
+        if tc in _FAILED:
+            logger.warning(
+                "%s: %s (%s). No point was loaded into the model. Check the "
+                "initial point, bounds and scaling, or try another start "
+                "(tee=True shows the solver log).",
+                self.name, tc, message,
+            )
+            self._load_solutions = False
+        if sol is not None and tc is not TerminationCondition.unbounded and tc is not TerminationCondition.error:
+            x = np.asarray(sol["x"]).ravel()
+            self._x = x
+            if self._save_results:
+                self._fill_solution(results, sol, x, soln_status, message)
+        self.results = results
+        TempfileManager.pop(remove=not self._keepfiles)
+        return results
+
+    def _fill_solution(self, results, sol, x, soln_status, message):
+        nlp = self._nlp
+        sigma = nlp.sigma
+        wanted = lambda name: any(re.match(s, name) for s in self._suffixes)  # noqa: E731
+        soln = results.solution.add()
+        soln.status = soln_status
+        soln.message = message
+        variables = {label: {"Value": float(v)} for label, v in zip(self._var_labels, x)}
+        lam_x = np.asarray(sol["lam_x"]).ravel()
+        if wanted("ipopt_zL_out"):
+            z_l = sigma * np.maximum(-lam_x, 0.0)
+            for label, v in zip(self._var_labels, z_l):
+                variables[label]["ipopt_zL_out"] = float(v)
+        if wanted("ipopt_zU_out"):
+            z_u = -sigma * np.maximum(lam_x, 0.0)
+            for label, v in zip(self._var_labels, z_u):
+                variables[label]["ipopt_zU_out"] = float(v)
+        soln.variable.update(variables)
+        if wanted("dual"):
+            y = -sigma * np.asarray(sol["lam_g"]).ravel()
+            soln.constraint.update({label: {"Dual": float(v)} for label, v in zip(self._con_labels, y)})
+        if self._obj_label is not None:
+            soln.objective[self._obj_label] = {"Value": sigma * float(sol["f"])}
+
+    def solve(self, *args, **kwds):
+        """Pyomo's ``solve``; also records ``self.timings`` (see the module docstring)."""
+        t0 = time.perf_counter()
+        results = super().solve(*args, **kwds)
+        total = time.perf_counter() - t0
+        phases = sum(self.timings.get(k, 0.0) for k in ("translate", "nlpsol", "solve"))
+        self.timings["load"] = total - phases
+        self.timings["total"] = total
+        return results
+
+    def _load_vars(self, vars_to_load=None):
+        """``load_vars()`` of Pyomo's direct interfaces: the last primal point."""
+        x = getattr(self, "_x", None)
+        if x is None:
+            raise RuntimeError(f"{self.name}: no solution to load")
+        index = {id(v): i for i, v in enumerate(self._nlp.variables)}
+        targets = self._nlp.variables if vars_to_load is None else vars_to_load
+        for v in targets:
+            i = index.get(id(v))
+            if i is not None:
+                v.set_value(float(x[i]), skip_validation=True)
+
+
+class _redirect:
+    """Send the solver's output (CasADi prints through Python's streams) to a buffer."""
+
+    def __init__(self, buf):
+        self._stack = contextlib.ExitStack()
+        self._buf = buf
+
+    def __enter__(self):
+        self._stack.enter_context(contextlib.redirect_stdout(self._buf))
+        self._stack.enter_context(contextlib.redirect_stderr(self._buf))
+        return self
+
+    def __exit__(self, *exc):
+        return self._stack.__exit__(*exc)
+
+
+def _short(err):
+    msg = [line for line in str(err).strip().splitlines() if line.strip()]
+    return msg[-1] if msg else repr(err)
+
+
+def _is_option_error(message):
+    return "option" in message.lower() and ("unknown" in message.lower() or "invalid" in message.lower())
+
+
+def _classify(code, return_status, solver):
+    """AMPL solve_result_num → (SolverStatus, TerminationCondition, SolutionStatus),
+    as Pyomo's .sol reader and the AMPL plugin's refinement do."""
+    TC = TerminationCondition
+    if code == 0:
+        return SolverStatus.ok, TC.optimal, SolutionStatus.optimal
+    if code in (1, 2):
+        status = SolverStatus.warning if code == 2 else SolverStatus.ok
+        return status, TC.locallyOptimal, SolutionStatus.optimal
+    if 200 <= code <= 299:
+        return SolverStatus.warning, TC.infeasible, SolutionStatus.infeasible
+    if 300 <= code <= 399:
+        return SolverStatus.warning, TC.unbounded, SolutionStatus.unbounded
+    if 400 <= code <= 499:
+        time_limit = return_status.endswith("Time_Exceeded")
+        if solver.backend == "bonmin":
+            time_limit = solver._timelimit is not None or "bonmin.time_limit" in solver.options
+        tc = TC.maxTimeLimit if time_limit else TC.maxIterations
+        return SolverStatus.warning, tc, SolutionStatus.stoppedByLimit
+    return SolverStatus.error, TC.error, SolutionStatus.error
+
+
+class CasadiIpoptDirect(_CasadiDirect):
+    """IPOPT (with MUMPS) from the casadi wheel, in process."""
+
+    backend = "ipopt"
+    time_limit_option = "max_wall_time"
+
+
+class CasadiBonminDirect(_CasadiDirect):
+    """Bonmin (branch-and-bound over IPOPT, CBC) from the casadi wheel, in process."""
+
+    backend = "bonmin"
+    time_limit_option = "bonmin.time_limit"
+    integer_capable = True

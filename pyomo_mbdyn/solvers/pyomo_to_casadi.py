@@ -1,0 +1,514 @@
+"""Translate a Pyomo model into a CasADi NLP, in process.
+
+:func:`translate` walks the active objective and constraints of a Pyomo block
+and returns a :class:`CasadiNLP`: SX expressions ``f(x)`` and ``g(x)`` over the
+vector ``x`` of the unfixed variables that occur in them, with bounds, initial
+values and the discrete flags Bonmin needs.
+
+* Fixed variables, mutable Params and every subexpression without variables
+  (Pyomo's ``NPV_*`` nodes) become numeric constants, evaluated when
+  :func:`translate` runs; fixing or unfixing a variable in Pyomo is therefore
+  seen by the next translation.
+* Variables appear in ``x`` in the order in which the walk first meets them
+  (objective first, then the constraints in declaration order); variables that
+  occur in no active objective or constraint are not part of the NLP and keep
+  their values, as with the AMPL writer.
+* Every Pyomo expression node, and in particular every named ``Expression``
+  (``is_named_expression_type()``), is translated **once**: the walker keeps a
+  memo keyed by ``id(node)`` (holding the node, so that the id stays valid) and
+  reuses the resulting SX node wherever the Pyomo node is shared.  The walk is
+  iterative, so nesting depth is limited by memory only, and its cost is linear
+  in the number of distinct Pyomo nodes.
+* A maximisation is passed on as the minimisation of ``σ f`` with ``σ = -1``
+  (``CasadiNLP.sigma``), exactly as Ipopt's AMPL interface does; the sign
+  conventions of the multipliers are applied by the solver plugin
+  (:mod:`pyomo_mbdyn.solvers.casadi_direct`).
+
+Constructs CasADi cannot represent (``Expr_if``, external functions, logical
+expressions, piecewise components, SOS constraints) raise
+:class:`~pyomo_mbdyn.errors.UnsupportedModelError` naming the constraint or
+objective (and the named Expression) in which they occur.  ``abs``, ``min`` and
+``max`` are translated to CasADi's ``fabs``, ``fmin`` and ``fmax``.
+"""
+
+from dataclasses import dataclass, field
+import math
+
+import casadi as ca
+import numpy as np
+
+from ..errors import UnsupportedModelError
+
+__all__ = ["CasadiNLP", "ExpressionTranslator", "translate"]
+
+
+class _Unsupported(Exception):
+    """Raised inside the walk; turned into UnsupportedModelError by the caller."""
+
+    def __init__(self, construct, named=None):
+        super().__init__(construct)
+        self.construct = construct
+        self.named = named
+
+
+# --------------------------------------------------------------------- operators
+# CasADi's overloaded Python operators cost ~12 µs per call (SWIG overload
+# resolution); SX.binary/SX.unary with SX arguments cost ~1.5 µs.  Values in
+# the walk are Python floats (constants, evaluated as Pyomo would) or SX.
+_binary = ca.SX.binary
+_unary_op = ca.SX.unary
+_ADD, _SUB, _MUL, _DIV, _POW = ca.OP_ADD, ca.OP_SUB, ca.OP_MUL, ca.OP_DIV, ca.OP_POW
+_LOG10 = 1.0 / math.log(10.0)
+_constants = {}
+
+
+def _sx(v):
+    """An SX constant for a float (cached), or ``v`` itself."""
+    if type(v) is float:
+        c = _constants.get(v)
+        if c is None:
+            if len(_constants) > 100000:
+                _constants.clear()
+            c = _constants[v] = ca.SX(v)
+        return c
+    return v
+
+
+def _sum(node, vals):
+    const = 0.0
+    out = None
+    for v in vals:
+        if type(v) is float:
+            const += v
+        elif out is None:
+            out = v
+        else:
+            out = _binary(_ADD, out, v)
+    if out is None:
+        return const
+    return _binary(_ADD, out, _sx(const)) if const != 0.0 else out
+
+
+def _product(node, vals):
+    a, b = vals
+    if type(a) is float and type(b) is float:
+        return a * b
+    return _binary(_MUL, _sx(a), _sx(b))
+
+
+def _division(node, vals):
+    a, b = vals
+    if type(a) is float and type(b) is float:
+        return a / b
+    return _binary(_DIV, _sx(a), _sx(b))
+
+
+def _power(node, vals):
+    a, b = vals
+    if type(a) is float and type(b) is float:
+        return float(a**b)
+    # a constant exponent gives CasADi's constpow/sq/sqrt forms, as a**b does
+    return _binary(_POW, _sx(a), _sx(b))
+
+
+def _negation(node, vals):
+    v = vals[0]
+    return -v if type(v) is float else _unary_op(ca.OP_NEG, v)
+
+
+_UNARY = {
+    "log": ca.OP_LOG,
+    "sin": ca.OP_SIN,
+    "cos": ca.OP_COS,
+    "tan": ca.OP_TAN,
+    "sinh": ca.OP_SINH,
+    "cosh": ca.OP_COSH,
+    "tanh": ca.OP_TANH,
+    "asin": ca.OP_ASIN,
+    "acos": ca.OP_ACOS,
+    "atan": ca.OP_ATAN,
+    "asinh": ca.OP_ASINH,
+    "acosh": ca.OP_ACOSH,
+    "atanh": ca.OP_ATANH,
+    "exp": ca.OP_EXP,
+    "sqrt": ca.OP_SQRT,
+    "ceil": ca.OP_CEIL,
+    "floor": ca.OP_FLOOR,
+    "abs": ca.OP_FABS,
+    "log10": None,  # log(x) / log(10), as casadi.log10
+}
+
+
+def _unary(node, vals):
+    name = node.getname()
+    if name not in _UNARY:
+        raise _Unsupported(f"the function {name}()")
+    v = vals[0]
+    if type(v) is float:
+        return float(node._apply_operation([v]))  # evaluated as Pyomo does
+    if name == "log10":
+        return _binary(_MUL, _sx(_LOG10), _unary_op(ca.OP_LOG, v))
+    return _unary_op(_UNARY[name], v)
+
+
+def _fold(op):
+    def combine(node, vals):
+        if all(type(v) is float for v in vals):
+            return float(node._apply_operation(vals))
+        out = _sx(vals[0])
+        for v in vals[1:]:
+            out = _binary(op, out, _sx(v))
+        return out
+
+    return combine
+
+
+def _handlers():
+    from pyomo.core import expr as E
+
+    table = {
+        E.SumExpression: _sum,
+        E.LinearExpression: _sum,
+        E.ProductExpression: _product,  # also MonomialTermExpression
+        E.DivisionExpression: _division,
+        E.PowExpression: _power,
+        E.NegationExpression: _negation,
+        E.UnaryFunctionExpression: _unary,  # also AbsExpression ('abs')
+        E.MaxExpression: _fold(ca.OP_FMAX),
+        E.MinExpression: _fold(ca.OP_FMIN),
+    }
+    unsupported = {
+        E.Expr_ifExpression: "if-then-else (Pyomo Expr_if)",
+        E.ExternalFunctionExpression: "external function",
+        E.RelationalExpression: "relational expression",
+        E.BooleanExpression: "logical expression",
+    }
+    try:  # pyomo.contrib.piecewise (Pyomo >= 6.7)
+        from pyomo.contrib.piecewise import PiecewiseLinearExpression
+
+        unsupported[PiecewiseLinearExpression] = "piecewise-linear expression"
+    except ImportError:  # pragma: no cover
+        pass
+    return table, unsupported
+
+
+class ExpressionTranslator:
+    """Pyomo expressions → CasADi SX, with shared nodes translated once.
+
+    One translator holds the variable map and the memo for a whole model, so a
+    named Expression used by many constraints becomes one SX node.  Attributes
+    after use: ``variables`` (the unfixed Pyomo variables met, in order),
+    ``symbols`` (their SX symbols), ``visits`` (the number of Pyomo expression
+    nodes translated, a measure of the walk's work: each distinct node counts
+    once however often it is shared).
+    """
+
+    def __init__(self):
+        from pyomo.common.numeric_types import native_numeric_types
+
+        self._native = native_numeric_types
+        self._handlers, self._unsupported = _handlers()
+        self._dispatch = {}
+        self._memo = {}  # id(node) -> (node, value): the node keeps the id valid
+        self._var_index = {}  # id(var) -> position in self.variables
+        self.variables = []
+        self.symbols = []
+        self.visits = 0
+
+    # -- leaves -------------------------------------------------------------
+    def _leaf(self, node):
+        """The value of a non-expression node: a float or an SX symbol."""
+        if node.is_variable_type():
+            if node.fixed:
+                value = node.value
+                if value is None:
+                    raise ValueError(
+                        f"variable '{node.name}' is fixed but has no value; give it one "
+                        "or unfix it"
+                    )
+                return float(value)
+            i = self._var_index.get(id(node))
+            if i is None:
+                i = len(self.variables)
+                self._var_index[id(node)] = i
+                self.variables.append(node)
+                self.symbols.append(ca.SX.sym(f"x{i}"))
+            return self.symbols[i]
+        # Params, NumericConstant, ...
+        return float(node.value if hasattr(node, "value") else node)
+
+    def _handler(self, cls):
+        handler = self._dispatch.get(cls)
+        if handler is None:
+            for base in cls.__mro__:
+                if base in self._unsupported:
+                    construct = self._unsupported[base]
+
+                    def handler(node, vals, _c=construct):
+                        raise _Unsupported(_c)
+
+                    handler.refuses = True
+                    break
+                if base in self._handlers:
+                    handler = self._handlers[base]
+                    break
+            else:
+
+                def handler(node, vals, _c=cls.__name__):
+                    raise _Unsupported(f"the expression type {_c}")
+
+                handler.refuses = True
+
+            self._dispatch[cls] = handler
+        return handler
+
+    # -- the walk -------------------------------------------------------------
+    def translate(self, expr):
+        """Return the SX expression (or float) of the Pyomo expression ``expr``.
+
+        Raises ``_Unsupported`` (internal) for constructs CasADi cannot take;
+        :func:`translate` turns it into ``UnsupportedModelError``.
+        """
+        done = self._first(expr)
+        if done is not None:
+            return done[0]
+        memo = self._memo
+        native = self._native
+        # frames: [node, args, next index, child values, combine]
+        stack = []
+        try:
+            stack.append(self._frame(expr))
+            while stack:
+                frame = stack[-1]
+                args = frame[1]
+                i = frame[2]
+                if i < len(args):
+                    frame[2] = i + 1
+                    child = args[i]
+                    if type(child) in native:
+                        frame[3].append(float(child))
+                        continue
+                    hit = memo.get(id(child))
+                    if hit is not None:
+                        frame[3].append(hit[1])
+                        continue
+                    if not child.is_expression_type():
+                        frame[3].append(self._leaf(child))
+                        continue
+                    if not child.is_potentially_variable():
+                        value = float(child())
+                        memo[id(child)] = (child, value)
+                        frame[3].append(value)
+                        continue
+                    stack.append(self._frame(child))
+                    continue
+                node, _, _, vals, handler = stack.pop()
+                self.visits += 1
+                value = vals[0] if handler is None else handler(node, vals)
+                memo[id(node)] = (node, value)
+                if stack:
+                    stack[-1][3].append(value)
+                else:
+                    return value
+        except _Unsupported as err:
+            # name the innermost named Expression on the path, if any
+            for frame in reversed(stack):
+                if frame[0].is_named_expression_type() and hasattr(frame[0], "name"):
+                    err.named = frame[0].name
+                    break
+            raise
+
+    def _first(self, expr):
+        """(value,) when ``expr`` needs no walk, else None."""
+        if type(expr) in self._native:
+            return (float(expr),)
+        hit = self._memo.get(id(expr))
+        if hit is not None:
+            return (hit[1],)
+        if not expr.is_expression_type():
+            return (self._leaf(expr),)
+        if not expr.is_potentially_variable():
+            return (float(expr()),)
+        return None
+
+    def _frame(self, node):
+        """A new stack frame; refuses unsupported nodes before visiting their arguments."""
+        if node.is_named_expression_type():
+            return [node, (node.expr,), 0, [], None]
+        handler = self._dispatch.get(type(node)) or self._handler(type(node))
+        if getattr(handler, "refuses", False):
+            handler(node, ())
+        return [node, node.args, 0, [], handler]
+
+
+@dataclass
+class CasadiNLP:
+    """``min σ f(x)  s.t.  lbg ≤ g(x) ≤ ubg,  lbx ≤ x ≤ ubx`` with Pyomo's components.
+
+    ``variables[i]`` is the Pyomo variable of ``x[i]``, ``constraints[j]`` the
+    Pyomo constraint of ``g[j]``; ``f`` is already multiplied by ``sigma``
+    (+1 minimise, -1 maximise).  ``discrete[i]`` marks integer/binary variables.
+    ``visits`` counts the Pyomo expression nodes translated.
+    """
+
+    x: object
+    f: object
+    g: object
+    lbx: np.ndarray
+    ubx: np.ndarray
+    lbg: np.ndarray
+    ubg: np.ndarray
+    x0: np.ndarray
+    discrete: list
+    variables: list
+    constraints: list
+    objective: object = None
+    sigma: float = 1.0
+    visits: int = 0
+    extras: dict = field(default_factory=dict)
+
+    @property
+    def n_var(self):
+        return len(self.variables)
+
+    @property
+    def n_con(self):
+        return len(self.constraints)
+
+
+_UNSUPPORTED_COMPONENTS = ("SOSConstraint", "LogicalConstraint", "Disjunct", "Disjunction")
+
+
+def _check_components(block):
+    """Refuse active components that have no place in an NLP."""
+    from pyomo.core.base.block import Block
+
+    names = set(_UNSUPPORTED_COMPONENTS)
+    for b in block.block_data_objects(active=True, descend_into=True):
+        for comp in b.component_objects(descend_into=False, active=True):
+            ctype = comp.ctype
+            if ctype is Block:
+                continue
+            if getattr(ctype, "__name__", "") in names:
+                raise UnsupportedModelError(
+                    f"{ctype.__name__} '{comp.name}' cannot be passed to CasADi: "
+                    "reformulate it with (smooth) constraints or transform it first "
+                    "(e.g. TransformationFactory('gdp.bigm') for disjunctions)."
+                )
+
+
+def translate(block, solver_name="casadi", skip_trivial_constraints=False):
+    """Translate the active objective and constraints of ``block`` to a :class:`CasadiNLP`.
+
+    Parameters
+    ----------
+    block : a constructed Pyomo model or block
+    solver_name : str
+        Used in error messages.
+    skip_trivial_constraints : bool
+        Leave out constraints whose body has no unfixed variable (after
+        checking that they hold to 1e-8, like Pyomo's writers); by default they
+        are kept as constant rows, as the AMPL writer does.
+
+    Raises
+    ------
+    UnsupportedModelError
+        For an expression CasADi cannot represent (naming the component), more
+        than one active objective, or SOS/logical/disjunctive components.
+    ValueError
+        For a fixed variable without a value.
+    """
+    from pyomo.common.gc_manager import PauseGC
+
+    with PauseGC():  # as Pyomo's writers: no cyclic GC passes over the growing graph
+        return _translate(block, solver_name, skip_trivial_constraints)
+
+
+def _translate(block, solver_name, skip_trivial_constraints):
+    from pyomo.common.errors import InfeasibleConstraintException
+    from pyomo.core.base.constraint import Constraint
+    from pyomo.core.base.objective import Objective, maximize
+
+    _check_components(block)
+    tr = ExpressionTranslator()
+
+    def walk(expr, component, kind):
+        try:
+            return tr.translate(expr)
+        except _Unsupported as err:
+            where = f"{kind} '{component.name}'"
+            if err.named and err.named != component.name:
+                where = f"Expression '{err.named}' (used by {where})"
+            raise UnsupportedModelError(
+                f"{solver_name}: {err.construct} in {where} cannot be passed to CasADi. "
+                "Reformulate it smoothly (e.g. replace Expr_if by a smooth approximation)."
+            ) from None
+
+    objectives = list(block.component_data_objects(Objective, active=True, descend_into=True))
+    if len(objectives) > 1:
+        raise UnsupportedModelError(
+            f"{solver_name}: the model has {len(objectives)} active objectives "
+            f"({', '.join(o.name for o in objectives[:3])}); deactivate all but one."
+        )
+    sigma = 1.0
+    objective = None
+    f = 0.0
+    if objectives:
+        objective = objectives[0]
+        sigma = -1.0 if objective.sense == maximize else 1.0
+        f = walk(objective.expr, objective, "objective")
+        f = -f if sigma < 0 else f
+
+    constraints, g, lbg, ubg = [], [], [], []
+    for con in block.component_data_objects(Constraint, active=True, descend_into=True):
+        lb, body, ub = con.to_bounded_expression(True)
+        if lb is None and ub is None:
+            continue
+        value = walk(body, con, "constraint")
+        if type(value) is float and skip_trivial_constraints:
+            if (lb is not None and lb - value > 1e-8) or (ub is not None and value - ub > 1e-8):
+                raise InfeasibleConstraintException(
+                    f"model contains a trivially infeasible constraint '{con.name}' "
+                    f"(fixed body value {value} outside bounds [{lb}, {ub}])."
+                )
+            continue
+        constraints.append(con)
+        g.append(value)
+        lbg.append(-math.inf if lb is None else float(lb))
+        ubg.append(math.inf if ub is None else float(ub))
+
+    variables = tr.variables
+    n = len(variables)
+    lbx = np.full(n, -math.inf)
+    ubx = np.full(n, math.inf)
+    x0 = np.zeros(n)
+    discrete = [False] * n
+    for i, v in enumerate(variables):
+        lo, hi = v.bounds
+        if lo is not None:
+            lbx[i] = lo
+        if hi is not None:
+            ubx[i] = hi
+        if v.value is not None:
+            x0[i] = v.value
+        if v.is_integer() or v.is_binary():
+            discrete[i] = True
+    x = ca.vertcat(*tr.symbols) if n else ca.SX(0, 1)
+    g_sx = ca.vertcat(*[ca.SX(v) if type(v) is float else v for v in g]) if g else ca.SX(0, 1)
+    f_sx = ca.SX(f) if type(f) is float else f
+    return CasadiNLP(
+        x=x,
+        f=f_sx,
+        g=g_sx,
+        lbx=lbx,
+        ubx=ubx,
+        lbg=np.array(lbg, dtype=float),
+        ubg=np.array(ubg, dtype=float),
+        x0=x0,
+        discrete=discrete,
+        variables=variables,
+        constraints=constraints,
+        objective=objective,
+        sigma=sigma,
+        visits=tr.visits,
+    )
