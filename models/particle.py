@@ -5,7 +5,7 @@ q_f = (0, 0, 1.5), p_f = (0, -1, 0), T = π, N = 20; J_d = h Σ ½|u|² with u
 entering like ∇V.  Uncontrolled, the particle would run the unit semicircle
 q = (cos t, sin t, 0) to (-1, 0, 0); the thrusters lift it to the e3 axis.
 
-Schemes (:func:`pyomo_mbdyn.schemes.dnco.parse_scheme`): ``dnco`` (default;
+Schemes (:func:`pyomo_mbdyn.ocp.dnco.parse_scheme`): ``dnco`` (default;
 the indirect DNCO with the Gonzalez gradient, H_α = ∇H(x_{k+½}), and the
 H-conserving costates 8.49–8.53 with H_β = ∇ₓₓH(x_k)), ``direct-gonzalez``,
 ``direct-midpoint``, ``dnco-midpoint``.
@@ -18,7 +18,7 @@ import numpy as np
 
 from pyomo_mbdyn.mechanics.linalg import elementwise
 from pyomo_mbdyn.mechanics import HamiltonianSystem
-from pyomo_mbdyn.schemes.dnco import dnco_model
+from pyomo_mbdyn.ocp.dnco import dnco_model
 
 __all__ = ["build_system", "build", "evaluate", "semicircle", "DESCRIPTION", "STEPS", "HORIZON", "SCHEMES"]
 

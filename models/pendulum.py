@@ -4,7 +4,7 @@ Data (Gerdts, via the thesis): m = 1, l = 1, g = 9.81, H = p²/(2ml²) + V,
 V = -m g l sin q (q = 0 horizontal, q = π/2 hanging down); q: 0 → π/2,
 p_0 = p_N = 0, T = 3, N = 20; J_d = h Σ ½u², u entering like ∇V (thesis §0).
 
-Schemes (:func:`pyomo_mbdyn.schemes.dnco.parse_scheme`):
+Schemes (:func:`pyomo_mbdyn.ocp.dnco.parse_scheme`):
 
 * ``dnco`` (default): the indirect H-conserving DNCO with Greenspan's
   quotient, thesis Eqs. 8.20–8.22 (a square system);
@@ -22,7 +22,7 @@ import numpy as np
 
 from pyomo_mbdyn.mechanics.linalg import elementwise
 from pyomo_mbdyn.mechanics import HamiltonianSystem
-from pyomo_mbdyn.schemes.dnco import dnco_model
+from pyomo_mbdyn.ocp.dnco import dnco_model
 
 __all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "STEPS", "HORIZON", "SCHEMES"]
 

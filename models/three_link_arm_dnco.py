@@ -31,7 +31,7 @@ import numpy as np
 
 from pyomo_mbdyn.mechanics.linalg import elementwise
 from pyomo_mbdyn.mechanics import HamiltonianSystem
-from pyomo_mbdyn.schemes.dnco import dnco_model
+from pyomo_mbdyn.ocp.dnco import dnco_model
 
 __all__ = ["build_system", "build", "evaluate", "mass_matrix", "potential", "centres_of_mass", "rest_to_rest_guess",
            "DESCRIPTION", "STEPS", "HORIZON", "ALPHA0", "ALPHAF", "LINKS"]

@@ -26,7 +26,7 @@ from .structure import check_structure, expression_value
 
 logger = logging.getLogger("pyomo_mbdyn.schemes")
 
-__all__ = ["DNCOBlock", "DNCOBlockData", "METHODS", "parse_scheme", "dnco_model"]
+__all__ = ["DNCOBlock", "DNCOBlockData", "METHODS"]
 
 #: ``indirect``: the square DNCO; ``direct``: the NLP min J_d s.t. the state equations
 METHODS = ("indirect", "direct")
@@ -291,31 +291,3 @@ class DNCOBlockData(SchemeBlockData):
 
 def _pick(value, default):
     return default if value is None else value
-
-
-def parse_scheme(scheme, default_gradient="gonzalez"):
-    """``"dnco"`` → (indirect, default gradient); ``"dnco-<gradient>"``, ``"direct-<gradient>"``."""
-    if scheme == "dnco":
-        return "indirect", default_gradient
-    method, _, gradient = str(scheme).partition("-")
-    if method in ("dnco", "direct") and gradient in GRADIENTS:
-        return ("indirect" if method == "dnco" else "direct"), gradient
-    choices = ["dnco"] + [f"{m}-{g}" for m in ("dnco", "direct") for g in GRADIENTS]
-    raise ConfigurationError(f"unknown DNCO scheme {scheme!r}; choose one of {choices}")
-
-
-def dnco_model(system, scheme, steps, horizon, name=None, default_gradient="gonzalez", **options):
-    """A ConcreteModel with ``m.dyn`` (a :class:`DNCOBlock`) and, for the direct
-    method, an imported ``m.dual`` Suffix (the costates, :mod:`pyomo_mbdyn.ocp.costates`).
-
-    ``scheme`` as in :func:`parse_scheme`; the block's ``scheme`` attribute is
-    set to it.
-    """
-    method, gradient = parse_scheme(scheme, default_gradient)
-    m = pyo.ConcreteModel(name or system.name)
-    m.dyn = DNCOBlock(system=system, steps=steps, horizon=horizon, method=method, gradient=gradient, **options)
-    m.dyn.scheme = scheme
-    if method == "direct":
-        m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
-    return m
-

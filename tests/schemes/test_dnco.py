@@ -23,7 +23,8 @@ from pyomo_mbdyn.schemes import scheme_block
 from pyomo_mbdyn.discretization.hamiltonian import (GUARD, costate_residual, discrete_gradient, discrete_hessian,
                                                    state_residual)
 from pyomo_mbdyn.mechanics import HamiltonianSystem
-from pyomo_mbdyn.schemes.dnco import DNCOBlock, parse_scheme
+from pyomo_mbdyn.ocp.dnco import parse_scheme
+from pyomo_mbdyn.schemes.dnco import DNCOBlock
 from pyomo_mbdyn.schemes.structure import expression_value
 from pyomo_mbdyn.solvers import get_solver
 

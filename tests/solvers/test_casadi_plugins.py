@@ -318,6 +318,7 @@ def test_cli_lists_solvers(capsys):
     assert "casadi_ipopt" in out and "casadi_bonmin" in out
 
 
-def test_get_solver_sets_options():
-    opt = get_solver("casadi_ipopt", tol=1e-12, max_iter=50)
-    assert opt.options["tol"] == 1e-12 and opt.options["max_iter"] == 50
+def test_get_solver_options_reach_the_solver():
+    """Options given to get_solver are IPOPT's: an iteration limit of 2 stops HS071 there."""
+    res = get_solver("casadi_ipopt", max_iter=2).solve(hs071())
+    assert res.solver.termination_condition == TC.maxIterations and res.solver.iterations == 2

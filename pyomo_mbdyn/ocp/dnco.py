@@ -1,0 +1,44 @@
+"""DNCO problems by name: ``dnco``, ``dnco-<gradient>``, ``direct-<gradient>``.
+
+:func:`dnco_model` builds a model around a
+:class:`~pyomo_mbdyn.schemes.dnco.DNCOBlock` (the indirect square system, or
+the direct transcription with an imported ``dual`` Suffix for its costates,
+:mod:`pyomo_mbdyn.ocp.costates`); :func:`parse_scheme` reads the names the
+models and the command line use.
+"""
+
+import pyomo.environ as pyo
+
+from ..discretization.hamiltonian import GRADIENTS
+from ..errors import ConfigurationError
+from ..schemes.dnco import DNCOBlock
+
+__all__ = ["parse_scheme", "dnco_model"]
+
+
+def parse_scheme(scheme, default_gradient="gonzalez"):
+    """``"dnco"`` → (indirect, default gradient); ``"dnco-<gradient>"``, ``"direct-<gradient>"``."""
+    if scheme == "dnco":
+        return "indirect", default_gradient
+    method, _, gradient = str(scheme).partition("-")
+    if method in ("dnco", "direct") and gradient in GRADIENTS:
+        return ("indirect" if method == "dnco" else "direct"), gradient
+    choices = ["dnco"] + [f"{m}-{g}" for m in ("dnco", "direct") for g in GRADIENTS]
+    raise ConfigurationError(f"unknown DNCO scheme {scheme!r}; choose one of {choices}")
+
+
+def dnco_model(system, scheme, steps, horizon, name=None, default_gradient="gonzalez", **options):
+    """A ConcreteModel with ``m.dyn`` (a :class:`DNCOBlock`) and, for the direct
+    method, an imported ``m.dual`` Suffix (the costates, :mod:`pyomo_mbdyn.ocp.costates`).
+
+    ``scheme`` as in :func:`parse_scheme`; the block's ``scheme`` attribute is
+    set to it.
+    """
+    method, gradient = parse_scheme(scheme, default_gradient)
+    m = pyo.ConcreteModel(name or system.name)
+    m.dyn = DNCOBlock(system=system, steps=steps, horizon=horizon, method=method, gradient=gradient, **options)
+    m.dyn.scheme = scheme
+    if method == "direct":
+        m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+    return m
+
