@@ -10,10 +10,12 @@ Layers (each imports only the ones below it)::
     schemes                        Pyomo blocks, one per registry record
     simulate                       Newton stepping, Udwadia–Kalaba, recursive chains
     discretization                 step equations, charts, the scheme registry
+    trajectory, diagnostics        the trajectory type; conservation tables of arrays
     mechanics                      bodies, joints, systems (any backend)
-    trajectory, errors, solvers    the trajectory type, exceptions, solver plugins
+    errors, solvers                exceptions, solver plugins
 
-``diagnostics``, ``results`` and ``plotting`` read solved models and never build them.
+``diagnostics``, ``results``, ``plotting`` and ``figures`` read solved models and
+never build them.
 """
 
 from . import plugins as _plugins
