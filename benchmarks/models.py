@@ -19,6 +19,7 @@ from _report import machine_line, write_section  # benchmarks/ is sys.path[0]
 #: further (model, scheme, steps, build options) rows: the formulations the issues compare
 LIFTED = {"configurations": "lifted", "exclude_half_turns": False}
 VARIANTS = [("three-link-arm", "bem", None, None), ("three-link-arm", "gc", None, None),
+            ("three-link-arm", "rattle", None, None),
             ("crane", "rem", None, None), ("crane", "gc", None, None),
             ("sphere", None, 60, None), ("three-link-arm", "rem", 40, None), ("three-link-arm", "rem", 80, None),
             ("satellite", None, None, LIFTED), ("pitcher", None, None, {"configurations": "absolute"})]
