@@ -7,6 +7,7 @@ import numpy as np
 
 from ..discretization.quaternion import E1, Q_left, quaternion_residuals
 from ..errors import ConfigurationError
+from .stepper import NewtonFunction, newton_solve
 
 __all__ = ["QuaternionStepper"]
 
@@ -28,7 +29,7 @@ class QuaternionStepper:
                                    np.array([p0[i] for i in range(4)], dtype=object),
                                    xs[0:4], xs[4:8], xs[8])
         r = casadi.vertcat(*[casadi.SX(e) for g in res.values() for e in g])
-        self._residual = casadi.Function("residual", [x, q0, p0], [r, casadi.jacobian(r, x)])
+        self._residual = NewtonFunction(casadi.Function("residual", [x, q0, p0], [r, casadi.jacobian(r, x)]))
 
     def _predict(self, q, p):
         """Start Newton from the exact rotation with the current angular velocity:
@@ -43,8 +44,6 @@ class QuaternionStepper:
         return q_new, self.top.momentum(q_new, omega)
 
     def simulate(self, q0, p0, steps):
-        from .stepper import newton_solve
-
         q0, p0 = np.asarray(q0, float), np.asarray(p0, float)
         if abs(q0 @ q0 - 1) > 1e-12 or abs(q0 @ p0) > 1e-9 * max(1.0, np.abs(p0).max()):
             raise ConfigurationError("quaternion: initial state must satisfy |q| = 1 and q·p = 0")
