@@ -4,31 +4,72 @@
 its reference configuration (thesis §2.4; DMOCC §5.3): θ are root positions
 and rotation vectors and joint coordinates.  Derivatives along directions come
 from Taylor jets (:mod:`.jets`), exact in every backend.
+
+For numbers there is a fast path: ``θ ↦ (q(θ), P̃(θ))`` and
+``(θ, ṽ) ↦ (q, P̃ ṽ, (Ṗ ṽ) ṽ)`` are compiled once per (system, rotation) into
+CasADi functions from the very same formula (evaluated on CasADi symbols; the
+derivatives by CasADi's algorithmic differentiation instead of jets, equal to
+round-off), and :func:`chart`, :func:`chart_velocity`, :func:`chart_basis` and
+:func:`chart_coordinates` evaluate those when every input is a number.
 """
 
 import numpy as np
 
 from ..mechanics.linalg import as_array, shared_array
+from .common import compiled_function, numeric as _numeric, symbols
 from .jets import directional_derivatives
 
 __all__ = ["chart", "chart_velocity", "chart_basis", "chart_coordinates"]
+
+
+def _compiled(system, rotation, name):
+    """The CasADi function ``name`` of the chart of ``system`` (built on first use,
+    cached per system: :func:`.common.compiled_function`):
+    ``'basis'``: θ ↦ (q(θ), P̃(θ)); ``'velocity'``: (θ, ṽ) ↦ (q, P̃ ṽ, (Ṗ ṽ) ṽ)."""
+
+    def build():
+        import casadi
+
+        theta, entries = symbols("theta", system.n_velocities)
+        q = chart(system, entries, rotation)
+        q = casadi.vertcat(*[casadi.SX(e) for e in np.asarray(q, dtype=object).ravel()])
+        if name == "basis":
+            return casadi.Function("chart_basis", [theta], [q, casadi.jacobian(q, theta)])
+        vt = casadi.SX.sym("vt", system.n_velocities)
+        v = casadi.jtimes(q, theta, vt)
+        return casadi.Function("chart_velocity", [theta, vt], [q, v, casadi.jtimes(v, theta, vt)])
+
+    return compiled_function(system, ("chart", rotation, name), build)
+
+
+def _evaluate(function, *args):
+    return tuple(np.asarray(out, float) for out in function.call([np.asarray(a, float) for a in args]))
 
 
 def chart(system, theta, rotation="exp"):
     """Minimal-coordinate map ``q(θ) = F(θ, q_ref)``: the absolute reparametrisation
     of a tree from its reference configuration (thesis §2.4: θ = joint angles,
     root positions and rotation vectors)."""
+    t = _numeric(theta) if system.n_velocities else None
+    if t is not None and t.shape == (system.n_velocities,):
+        return _evaluate(_compiled(system, rotation, "basis"), t)[0].ravel()
     return system.reparametrise(theta, system.q0, rotation)
 
 
 def chart_velocity(system, theta, vt, rotation="exp"):
     """``(q, v, a)`` = ``(q(θ), P̃(θ) ṽ, (Ṗ ṽ)(θ) ṽ)`` by Taylor jets, any backend."""
+    t, w = (_numeric(theta), _numeric(vt)) if system.n_velocities else (None, None)
+    if t is not None and w is not None and t.shape == w.shape == (system.n_velocities,):
+        return tuple(x.ravel() for x in _evaluate(_compiled(system, rotation, "velocity"), t, w))
     return directional_derivatives(lambda t: chart(system, t, rotation), theta, vt)
 
 
 def chart_basis(system, theta, rotation):
     """``P̃(θ) = ∂q/∂θ`` column by column (n × dof)."""
     dof = system.n_velocities
+    t = _numeric(theta) if dof else None
+    if t is not None and t.shape == (dof,):
+        return _evaluate(_compiled(system, rotation, "basis"), t)[1].reshape(system.n, dof)
     cols = []
     for j in range(dof):
         e = np.zeros(dof)
@@ -50,16 +91,26 @@ def chart_coordinates(system, q, v=None, rotation="exp", tol=1e-12, start=None, 
     q = np.asarray(q, float)
     dof = system.n_velocities
     theta = np.zeros(dof) if start is None else np.array(start, dtype=float).reshape(dof)
+    if dof:  # the compiled chart: q(θ) and P̃(θ) in one evaluation
+        basis = _compiled(system, rotation, "basis")
+
+        def chart_and_basis(theta):
+            q_theta, P = _evaluate(basis, theta)
+            return q_theta.ravel(), P
+    else:  # pragma: no cover - a system without coordinates to invert
+        def chart_and_basis(theta):
+            return (np.asarray(chart(system, theta, rotation), float),
+                    np.asarray(chart_basis(system, theta, rotation), float))
+    q_theta, P = chart_and_basis(theta)
     for _ in range(50):
-        r = np.asarray(chart(system, theta, rotation), float) - q
+        r = q_theta - q
         if np.abs(r).max() < tol:
             break
-        P = np.asarray(chart_basis(system, theta, rotation), float)
         theta = theta - np.linalg.lstsq(P, r, rcond=None)[0]
-    r = np.asarray(chart(system, theta, rotation), float) - q
+        q_theta, P = chart_and_basis(theta)
+    r = q_theta - q
     if np.abs(r).max() > atol:
         raise ValueError(f"{system}: configuration not reached by the chart (|q(θ) - q| = {np.abs(r).max():.2e})")
     if v is None:
         return theta
-    P = np.asarray(chart_basis(system, theta, rotation), float)
     return theta, np.linalg.lstsq(P, np.asarray(v, float), rcond=None)[0]

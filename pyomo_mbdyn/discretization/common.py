@@ -5,11 +5,86 @@ actuated coordinates); ``ν`` the interval joint rates; ``K`` the Rayleigh
 friction coefficients of the system.
 """
 
+import weakref
+
 import numpy as np
 
 from ..mechanics.linalg import as_array, shared_array
 
-__all__ = ["full_controls", "efforts", "midpoint"]
+__all__ = ["full_controls", "efforts", "midpoint", "compiled_function", "symbols", "sx_matrix", "numeric",
+           "numeric_kinematics"]
+
+#: system → {key: (layout, q_ref, casadi.Function)}.  Weak keys: the functions go
+#: with the system.  (An ``lru_cache`` keyed by ``id(system)`` would either keep
+#: every system alive or, once a system dies, hand its functions to a new system
+#: that reuses the id.)  A system changed after compiling (bodies or joints added
+#: give a new ``layout``; another reference configuration) is compiled again.
+_COMPILED = weakref.WeakKeyDictionary()
+
+
+def compiled_function(system, key, build):
+    """The CasADi ``Function`` ``build()`` of ``system``, built once per ``key``.
+
+    The float fast paths of the numeric recursions (charts, node velocities,
+    joint rates) evaluate the library's own formulas once on CasADi symbols
+    and then call the compiled function with numbers.
+    """
+    layout, q_ref = system.layout, system.q0
+    functions = _COMPILED.setdefault(system, {})
+    entry = functions.get(key)
+    if entry is None or entry[0] is not layout or not np.array_equal(entry[1], q_ref):
+        entry = functions[key] = (layout, np.array(q_ref, float), build())
+    return entry[2]
+
+
+def symbols(name, k):
+    """A CasADi ``SX`` column of ``k`` symbols and the same as an object array of entries."""
+    import casadi
+
+    s = casadi.SX.sym(name, k)
+    return s, np.array([s[i] for i in range(k)], dtype=object)
+
+
+def sx_matrix(A):
+    """An array (vector or matrix) of CasADi entries and numbers as one ``SX`` matrix."""
+    import casadi
+
+    A = np.asarray(A, dtype=object)
+    A = A.reshape(-1, 1) if A.ndim == 1 else A
+    out = casadi.SX(*A.shape)
+    for (i, j), a in np.ndenumerate(A):
+        if not (isinstance(a, (int, float)) and a == 0):
+            out[i, j] = a
+    return out
+
+
+def numeric_kinematics(system, q, which):
+    """``[G(q), B(q), P(q)][which]`` for numbers ``q``, from functions compiled once per
+    system (``which`` a tuple of names among ``'G'``, ``'B'`` (contravariant B(q♯)),
+    ``'B_plain'`` (the plain-midpoint B) and ``'P'``)."""
+    import casadi
+
+    def build():
+        x, entries = symbols("q", system.n)
+        formulas = {"G": system.constraint_jacobian, "B": system.control_matrix,
+                    "B_plain": lambda q: system.control_matrix(q, False), "P": system.null_space}
+        return casadi.Function("kinematics", [x], [sx_matrix(formulas[w](entries)) for w in which],
+                               ["q"], list(which))
+
+    f = compiled_function(system, ("kinematics", tuple(which)), build)
+    return [out.full() for out in f.call([np.asarray(q, float)])]
+
+
+def numeric(x):
+    """``x`` as a float array if every entry is a number, else ``None``."""
+    a = np.asarray(x)
+    if a.dtype.kind in "biuf":
+        return a.astype(float)
+    if a.dtype == object:
+        a = as_array(a)
+        if a.dtype.kind == "f":
+            return a
+    return None
 
 
 def full_controls(system, u):

@@ -18,6 +18,7 @@ starting point.  There are three families, by what a step carries over:
 import numpy as np
 
 from .charts import chart, chart_coordinates, chart_velocity
+from .common import numeric_kinematics
 from .energy_momentum import bem_residuals, rem_residuals
 from .midpoint import gc_residuals
 from .variational import dmocc_lm_residuals, dmocc_residuals, projected_velocity
@@ -122,7 +123,7 @@ class DMOCCStep(TwoStep):
     def guess(self, system, h, q, q_prev_or_v, previous, options, first):
         x = dict(previous) if previous is not None else {}
         if previous is None:
-            nu = np.linalg.lstsq(np.asarray(system.null_space(q), float), q_prev_or_v, rcond=None)[0]
+            nu = np.linalg.lstsq(numeric_kinematics(system, q, ("P",))[0], q_prev_or_v, rcond=None)[0]
             x["w"] = h * nu
         x["q"] = np.asarray(system.reparametrise(x["w"], q, options.get("rotation", "exp")), float)
         return x
@@ -155,7 +156,7 @@ class ChartStep:
         nu = []
         for k in range(len(TH) - 1):
             q_mid, v_mid, _ = chart_velocity(system, 0.5 * (TH[k] + TH[k + 1]), 0.5 * (VT[k] + VT[k + 1]), rotation)
-            nu.append(np.asarray(system.control_matrix(np.asarray(q_mid, float)), float) @ np.asarray(v_mid, float))
+            nu.append(numeric_kinematics(system, q_mid, ("B",))[0] @ np.asarray(v_mid, float))
         return Q, V, np.array(nu)
 
 

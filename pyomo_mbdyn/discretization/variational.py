@@ -10,7 +10,7 @@ backend (floats, Pyomo, CasADi).
 import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared_array
-from .common import full_controls
+from .common import full_controls, numeric_kinematics
 
 __all__ = ["lagrangian_slopes", "lumped_controls", "dmocc_lm_residuals", "dmocc_residuals",
            "projected_velocity"]
@@ -102,16 +102,18 @@ def projected_velocity(system, h, q, q_next, u, q_prev=None, u_prev=None):
     ``p̃⁻_n = -D1L_d(q_n, q_{n+1}) + (h/2) B(q_n)ᵀu_n`` (or, at the last node,
     ``p̃⁺_N = D2L_d(q_{N-1}, q_N) - (h/2) B(q_N)ᵀu_{N-1}``), projected with
     ``Q = I - Gᵀ(G M⁻¹ Gᵀ)⁻¹ G M⁻¹`` onto momenta consistent with the
-    constraints; numbers only.
+    constraints; numbers only (G(q) and B(q) from functions compiled once per system).
     """
     M = system.mass_matrix()
+    q = np.asarray(q, float)
+    G, B = numeric_kinematics(system, q, ("G", "B"))  # compiled once per system
     if q_next is not None:
-        D1, _ = lagrangian_slopes(system, h, q, q_next)
-        p = -np.asarray(D1, float) + np.asarray(lumped_controls(system, q, u, h), float)
+        D1, _ = lagrangian_slopes(system, h, q, np.asarray(q_next, float))
+        p = -np.asarray(D1, float) + B.T @ np.asarray(full_controls(system, u), float) * (0.5 * h)
     else:
-        _, D2 = lagrangian_slopes(system, h, q_prev, q)
-        p = np.asarray(D2, float) - np.asarray(lumped_controls(system, q, u_prev, h), float)
-    G = np.asarray(system.constraint_jacobian(q), float)
+        _, D2 = lagrangian_slopes(system, h, np.asarray(q_prev, float), q)
+        p = np.asarray(D2, float) - B.T @ np.asarray(full_controls(system, u_prev), float) * (0.5 * h)
+    G = G.reshape(system.m, system.n)
     Minv = np.diag(1.0 / np.diag(M))
     if G.shape[0]:
         S = G @ Minv @ G.T

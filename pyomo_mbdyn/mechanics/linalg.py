@@ -90,6 +90,8 @@ def shared_array(A):
 
 def as_array(x):
     """``x`` as a numpy array: float when every entry is a number, else object."""
+    if isinstance(x, np.ndarray) and x.dtype.kind in "biuf":  # numbers already: no object round trip
+        return x.astype(float)
     a = np.asarray(x, dtype=object)
     if all(_is_numeric(v) for v in a.flat):
         return a.astype(float)
@@ -120,6 +122,11 @@ def matmul(A, B):
     otherwise fill every entry with them.)  Works for matrix @ matrix and
     matrix @ vector, any backend; returns float arrays for numeric input.
     """
+    if (isinstance(A, np.ndarray) and isinstance(B, np.ndarray)
+            and A.dtype.kind in "biuf" and B.dtype.kind in "biuf"):  # numbers: no object round trip
+        if A.ndim != 2 or B.ndim not in (1, 2) or A.shape[1] != B.shape[0]:
+            raise ValueError(f"matmul: shapes {A.shape} and {B.shape} do not align")
+        return A.astype(float) @ B.astype(float)
     A, B = np.asarray(A, dtype=object), np.asarray(B, dtype=object)
     vector = B.ndim == 1
     if vector:

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import ConfigurationError
 from ..discretization import chart, chart_coordinates
+from ..discretization.common import numeric_kinematics
 from ..trajectory import Trajectory
 
 __all__ = ["interpolated_trajectory", "PROFILES"]
@@ -75,8 +76,8 @@ def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profi
     lam, u, nu = np.zeros((N, m)), np.zeros((N, len(act))), np.zeros((N, dof))
     for k in range(N):
         q_mid, v_mid = 0.5 * (q[k] + q[k + 1]), 0.5 * (v[k] + v[k + 1])
-        G = np.asarray(system.constraint_jacobian(q_mid), float)
-        B = np.asarray(system.control_matrix(q_mid, contravariant), float)
+        G, B = numeric_kinematics(system, q_mid, ("G", "B" if contravariant else "B_plain"))
+        G = G.reshape(m, system.n)
         nu[k] = B @ v_mid
         rhs = -(M * (v[k + 1] - v[k]) / h + grad_V + B.T @ (K * nu[k]))
         A = np.hstack([G.T, B.T[:, act]])

@@ -39,6 +39,7 @@ from pyomo.common.config import (ConfigDict, ConfigValue, In, PositiveFloat, Pos
                                   document_kwargs_from_configdict)
 from pyomo.core.base.block import BlockData, declare_custom_block
 
+from ..discretization.common import numeric_kinematics
 from ..discretization.registry import record
 from ..errors import ConfigurationError
 from ..mechanics import CoordinateSystem, MultibodySystem
@@ -450,8 +451,15 @@ class MultibodyBlockData(SchemeBlockData):
 
     def _recover_joint_rates(self, q):
         """ν_{k,k+1} = P(q_{k+½})⁺ (q_{k+1} - q_k)/h for schemes without joint-rate variables."""
-        return np.array([np.linalg.lstsq(np.asarray(self.system.null_space(0.5 * (q[k] + q[k + 1])), float),
-                                         (q[k + 1] - q[k]) / self.h, rcond=None)[0]
+        system = self.system
+        if isinstance(system, MultibodySystem):  # P(q) compiled once per system
+            def null_space(q):
+                return numeric_kinematics(system, q, ("P",))[0]
+        else:
+            def null_space(q):
+                return np.asarray(system.null_space(q), float)
+        return np.array([np.linalg.lstsq(null_space(0.5 * (q[k] + q[k + 1])), (q[k + 1] - q[k]) / self.h,
+                                         rcond=None)[0]
                          for k in range(self.config.steps)])
 
     def initialize_from(self, trajectory):

@@ -13,6 +13,7 @@ import threading
 
 import numpy as np
 
+from ..discretization.common import numeric_kinematics
 from ..discretization.registry import record, scheme_names
 from ..discretization.steps import layout
 from ..errors import ConfigurationError, MbdynError
@@ -180,7 +181,7 @@ class Stepper:
 
     def _rates(self, Q):
         """ν_{k,k+1} = P(q_{k+½})⁺ (q_{k+1} - q_k)/h for schemes without joint-rate unknowns."""
-        return np.array([np.linalg.lstsq(np.asarray(self.system.null_space(0.5 * (Q[k] + Q[k + 1])), float),
+        return np.array([np.linalg.lstsq(numeric_kinematics(self.system, 0.5 * (Q[k] + Q[k + 1]), ("P",))[0],
                                          (Q[k + 1] - Q[k]) / self.h, rcond=None)[0] for k in range(len(Q) - 1)])
 
     def _simulate_chart(self, q0, v0, steps, U, t):
