@@ -130,6 +130,36 @@ def arm_rem(N=20):
     return {"x": x, "f": f, "g": g}, x0, np.zeros(g.shape[0]), np.zeros(g.shape[0])
 
 
+def arm_rem_sparse(N=20):
+    """The same REM with the redundant velocities as unknowns (the recursion as equations):
+    x = (α_k, v_k, u_k); more unknowns (24N), but a banded Jacobian and Hessian instead of the
+    dense lower-triangular ones of the eliminated velocities."""
+    h = ARM_T / N
+    A, V, U = ca.SX.sym("alpha", 3, N), ca.SX.sym("v", 18, N), ca.SX.sym("u", 3, N)
+    q_prev, v_prev = ca.DM(arm_q(ALPHA0, np)), ca.DM.zeros(18)
+    g = []
+    for k in range(N):
+        q_next, v_next = arm_q(A[:, k]), V[:, k]
+        g.append(v_next + v_prev - 2.0 / h * (q_next - q_prev))
+        g.append(arm_rem_step(q_prev, q_next, v_next - v_prev, U[:, k], h))
+        q_prev, v_prev = q_next, v_next
+    g.append(A[:, N - 1] - ALPHAF)
+    g.append(arm_node_rates(q_prev, v_prev))
+    g = ca.vertcat(*g)
+    x = ca.vertcat(ca.vec(A), ca.vec(V), ca.vec(U))
+    alpha = ALPHA0[:, None] + (ALPHAF - ALPHA0)[:, None] * _quintic(N)[None, :]
+    q = np.array([arm_q(alpha[:, k], np) for k in range(N + 1)])
+    v = np.zeros_like(q)
+    for k in range(N):
+        v[k + 1] = 2.0 / h * (q[k + 1] - q[k]) - v[k]
+    x0 = np.concatenate([alpha[:, 1:].T.ravel(), v[1:].ravel(), np.zeros(3 * N)])
+    gfun = ca.Function("g", [x], [g])
+    r = np.asarray(gfun(x0)).ravel()
+    for k in range(N):  # controls from the step equations at u = 0
+        x0[21 * N + 3 * k:21 * N + 3 * k + 3] = -r[21 * k + 18:21 * k + 21] / h
+    return {"x": x, "f": 0.5 * h * ca.sumsqr(U), "g": g}, x0, np.zeros(g.shape[0]), np.zeros(g.shape[0])
+
+
 def _arm_phi(q):
     rows, blocks = [], _blocks(q)
     for c, d1, d2 in blocks:
@@ -306,6 +336,7 @@ def crane_rem(N=40):
 PROBLEMS = {
     # name: (builder, N, library model, library scheme)
     "arm-rem": (arm_rem, 20, "three-link-arm", "rem"),
+    "arm-rem-v": (arm_rem_sparse, 20, "three-link-arm", "rem"),
     "arm-bem": (arm_bem, 20, "three-link-arm", "bem"),
     "crane-bem": (crane_bem, 40, "crane", "bem"),
     "crane-rem": (crane_rem, 40, "crane", "rem"),
