@@ -59,6 +59,14 @@ def main(argv):
     import pyomo.environ  # noqa: F401
 
     import pyomo_mbdyn.solvers  # noqa: F401
+    if kind in ("library", "chain"):  # the library's own imports are not part of a build
+        import pyomo_mbdyn.ocp  # noqa: F401
+        import pyomo_mbdyn.schemes  # noqa: F401
+        from pyomo_mbdyn.models import MODELS
+
+        import importlib
+        for name in MODELS.values():
+            importlib.import_module(name)
     base = _rss_mb()
     if kind == "library":
         import importlib
