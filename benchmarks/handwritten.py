@@ -333,6 +333,59 @@ def crane_rem(N=40):
     return {"x": x, "f": 0.5 * h * ca.sumsqr(U), "g": g}, x0, np.zeros(g.shape[0]), np.zeros(g.shape[0])
 
 
+# ------------------------------------------------------------- the sphere (DMOCC §7.1)
+SP_R, SP_RHO, SP_T = 0.05, 27000.0, 3.0
+SP_M = 4.0 / 3.0 * np.pi * SP_R**3 * SP_RHO
+SP_E = 0.5 * 2.0 / 5.0 * SP_M * SP_R**2  # E_I = J/2 for the solid sphere
+SP_START, SP_TARGET = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 2.0])
+SP_AXIS = np.array([-1.0, 1.0, 1.0]) / np.sqrt(3.0)
+
+
+def _hat(a):
+    return ca.vertcat(ca.horzcat(0, -a[2], a[1]), ca.horzcat(a[2], 0, -a[0]), ca.horzcat(-a[1], a[0], 0))
+
+
+def _rodrigues(theta):
+    """R(θ) = I + sin|θ|/|θ| θ̂ + ½ (sin(|θ|/2)/(|θ|/2))² θ̂² (thesis §2.4, exp map)."""
+    t = ca.sqrt(ca.sumsqr(theta))
+    H = _hat(theta)
+    return ca.DM.eye(3) + ca.sin(t) / t * H + 0.5 * (ca.sin(t / 2) / (t / 2)) ** 2 * ca.mtimes(H, H)
+
+
+def _sphere_P(q):
+    """12 × 6 null-space matrix [[I, 0], [0, -d̂_1], [0, -d̂_2], [0, -d̂_3]] at a node."""
+    Z = ca.DM.zeros(3, 3)
+    return ca.vertcat(ca.horzcat(ca.DM.eye(3), Z), *[ca.horzcat(Z, -_hat(q[3 + 3 * i:6 + 3 * i])) for i in range(3)])
+
+
+def sphere_dmocc(N=30):
+    """DMOCC, relative reparametrisation q_n = F(u_n, q_{n-1}) (φ + u_φ, R(u_θ) d_I), the
+    paper's minimal form: x = (u_1..u_N, τ_0..τ_{N-1}), 12N unknowns, 6N + 12 constraints
+    (reduced forced DEL at n = 1..N-1, P(q_0)ᵀp_0⁻ = 0, P(q_N)ᵀp_N⁺ = 0, φ_N, axial(skew R_N))."""
+    h = SP_T / N
+    Mdiag = ca.DM(np.array([SP_M] * 3 + [SP_E] * 9))
+    Uq, Tau = ca.SX.sym("u", 6, N), ca.SX.sym("tau", 6, N)
+    q = [ca.DM(np.concatenate([SP_START, np.eye(3).ravel()]))]
+    for n in range(N):
+        prev = q[-1]
+        R = _rodrigues(Uq[3:, n])
+        dirs = [ca.mtimes(R, prev[3 + 3 * i:6 + 3 * i]) for i in range(3)]
+        q.append(ca.vertcat(prev[:3] + Uq[:3, n], *dirs))
+    g = [ca.mtimes(_sphere_P(q[0]).T, Mdiag * (q[1] - q[0]) / h) - 0.5 * h * Tau[:, 0]]
+    for n in range(1, N):
+        g.append(ca.mtimes(_sphere_P(q[n]).T, Mdiag * (2 * q[n] - q[n - 1] - q[n + 1]) / h)
+                 + 0.5 * h * (Tau[:, n - 1] + Tau[:, n]))
+    g.append(ca.mtimes(_sphere_P(q[N]).T, Mdiag * (q[N] - q[N - 1]) / h) + 0.5 * h * Tau[:, N - 1])
+    g.append(q[N][:3] - SP_TARGET)
+    RN = ca.horzcat(q[N][3:6], q[N][6:9], q[N][9:12])
+    g.append(ca.vertcat(RN[2, 1] - RN[1, 2], RN[0, 2] - RN[2, 0], RN[1, 0] - RN[0, 1]))
+    g = ca.vertcat(*g)
+    x = ca.vertcat(ca.vec(Uq), ca.vec(Tau))
+    inc = np.concatenate([(SP_TARGET - SP_START) / N, SP_AXIS * (6 * np.pi / N)])
+    x0 = np.concatenate([np.tile(inc, N), np.zeros(6 * N)])
+    return {"x": x, "f": h * ca.sumsqr(Tau), "g": g}, x0, np.zeros(g.shape[0]), np.zeros(g.shape[0])
+
+
 PROBLEMS = {
     # name: (builder, N, library model, library scheme)
     "arm-rem": (arm_rem, 20, "three-link-arm", "rem"),
@@ -340,6 +393,7 @@ PROBLEMS = {
     "arm-bem": (arm_bem, 20, "three-link-arm", "bem"),
     "crane-bem": (crane_bem, 40, "crane", "bem"),
     "crane-rem": (crane_rem, 40, "crane", "rem"),
+    "sphere": (sphere_dmocc, 30, "sphere", "dmocc"),
 }
 
 
