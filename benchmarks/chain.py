@@ -3,7 +3,7 @@
 Built with :mod:`pyomo_mbdyn.mechanics` like the three-link arm: k slender
 links (m = 1, length 1, Euler values (1/12, 0.005, 0.005)) in a line along e1,
 hinged about e3 (the first to the ground), every joint actuated, no gravity.
-Rest to rest from α = 0 to α_i = 0.2 rad (small angles), T = 1, N = 20,
+Rest to rest from α = 0 to α_i = 0.05 rad (small angles), T = 1, N = 20,
 J = h Σ ½|u|², the library's interpolated guess.
 """
 
@@ -11,7 +11,7 @@ import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
 
-STEPS, HORIZON, ANGLE = 20, 1.0, 0.2
+STEPS, HORIZON, ANGLE = 20, 1.0, 0.05
 
 
 def build_system(k):
