@@ -31,6 +31,14 @@ PAIRS = {"arm-rem": ("three-link-arm", "rem", 20), "arm-rem-v": ("three-link-arm
          "crane-bem": ("crane", "bem", 40), "crane-rem": ("crane", "rem", 40)}
 DAE = {"legendre1": [20, 40, 80, 160, 320], "radau3": [10, 20, 40, 80, 160]}
 CHAIN = [2, 3, 4, 6, 8, 12, 16]
+#: series names get this prefix in --quick runs, so that a quick run never replaces the full results
+PREFIX = [""]
+
+
+def S(name):
+    return PREFIX[0] + name
+
+
 OK = ("optimal", "locallyOptimal", "Solve_Succeeded")
 
 
@@ -45,27 +53,27 @@ REPEATS = 3
 
 def run_paper(repeats=REPEATS):
     """The side-by-side points at the papers' sizes, each ``repeats`` times (the minimum is reported)."""
-    _fresh("paper")
+    _fresh(S("paper"))
     for _ in range(repeats):
         for name, (model, scheme, n) in PAIRS.items():
-            series_run("paper", [("hand", name, n)])
+            series_run(S("paper"), [("hand", name, n)])
             if name != "arm-rem-v":
-                series_run("paper", [("library", model, scheme, n)])
+                series_run(S("paper"), [("library", model, scheme, n)])
 
 
 def run(quick):
     ns = [n for n in NS if n <= 40] if quick else NS
     run_paper(1 if quick else REPEATS)
     for series in ("scaling", "hand_scaling", "dae", "chain"):
-        _fresh(series)
+        _fresh(S(series))
     for model, scheme in LIB_SERIES:
-        series_run("scaling", [("library", model, scheme, n) for n in ns])
+        series_run(S("scaling"), [("library", model, scheme, n) for n in ns])
     for name in HAND:
-        series_run("hand_scaling", [("hand", name, n) for n in ns])
+        series_run(S("hand_scaling"), [("hand", name, n) for n in ns])
     for method, nfes in DAE.items():
-        series_run("dae", [("dae", method, n) for n in (nfes[:2] if quick else nfes)])
+        series_run(S("dae"), [("dae", method, n) for n in (nfes[:2] if quick else nfes)])
     for scheme in ("rem", "bem"):
-        series_run("chain", [("chain", scheme, k) for k in (CHAIN[:3] if quick else CHAIN)])
+        series_run(S("chain"), [("chain", scheme, k) for k in (CHAIN[:3] if quick else CHAIN)])
 
 
 def _f(x, fmt="{:.2f}"):
@@ -81,11 +89,11 @@ def _latest(rows, key):
 
 
 def _lib():
-    return _latest(load("scaling"), lambda r: (r.get("model"), r.get("scheme"), r.get("N")))
+    return _latest(load(S("scaling")), lambda r: (r.get("model"), r.get("scheme"), r.get("N")))
 
 
 def _hand():
-    return _latest(load("hand_scaling"), lambda r: (r.get("name"), r.get("N")))
+    return _latest(load(S("hand_scaling")), lambda r: (r.get("name"), r.get("N")))
 
 
 def exponent(ns, ts):
@@ -107,7 +115,7 @@ def _best(rows):
 
 
 def table_side_by_side():
-    rows = load("paper")
+    rows = load(S("paper"))
     lines = ["| problem | N | library wall s | library CPU s | (build / translate / nlpsol / IPOPT s) | it "
              "| hand wall s | hand CPU s | it | unknowns lib / hand | ratio wall | ratio CPU | J library | J hand "
              "| agreeing digits |",
@@ -188,7 +196,7 @@ def table_scaling():
 
 
 def table_chain():
-    rows = _latest(load("chain"), lambda r: (r.get("scheme"), r.get("links")))
+    rows = _latest(load(S("chain")), lambda r: (r.get("scheme"), r.get("links")))
     lines = ["| scheme | links k | status | it | unknowns | build s | translate s | nlpsol s | IPOPT s "
              "| total wall s | CPU s | peak RSS MB | J |", "|---" * 13 + "|"]
     fits = []
@@ -225,7 +233,7 @@ def _richardson():
 
 def table_dae():
     lib = _lib()
-    dae = _latest(load("dae"), lambda r: (r.get("method"), r.get("N")))
+    dae = _latest(load(S("dae")), lambda r: (r.get("method"), r.get("N")))
     rows = []
     for (method, n), r in sorted(dae.items(), key=lambda kv: (kv[0][0], kv[0][1])):
         rows.append((f"pyomo.dae {method}", n, r))
@@ -290,6 +298,8 @@ def main(argv=None):
     parser.add_argument("--write", action="store_true", help="store the tables in benchmarks/README.md")
     parser.add_argument("--paper-only", action="store_true", help="run only the side-by-side points")
     args = parser.parse_args(argv)
+    if args.quick:
+        PREFIX[0] = "quick-"
     if args.paper_only:
         run_paper()
     elif not args.tables_only:
