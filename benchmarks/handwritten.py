@@ -16,6 +16,10 @@ least 7 significant digits — :func:`main` checks and prints it.
   midpoint directors in Bᵀu.
 * ``crane-bem`` / ``crane-rem``: the overhead crane (thesis E5) as BEM in
   (q, v, γ) and as REM in θ = (Δs, Δβ, α) with velocities eliminated.
+* ``arm-rem-v``: the arm REM with the redundant velocities as unknowns
+  (banded derivatives instead of the dense ones of the eliminated velocities).
+* ``sphere``: DMOCC §7.1 in the paper's minimal form (relative exp
+  reparametrisation, 360 unknowns / 192 constraints, J = h Σ ‖τ‖²).
 
 Final conditions as in the library's models: arm θ_N = Δα, ν_N = B(q_N) v_N = 0
 (bem: q_N = q_f with Φ(q_N) dropped); crane q_N = q_f (Σ w = Δθ) and v_N = 0.
