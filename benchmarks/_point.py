@@ -1,0 +1,102 @@
+"""One measured point, run in its own process (``python -m benchmarks._point KIND ...``).
+
+Prints one JSON line: the phase times (wall seconds, and the process's CPU
+seconds), iterations, status, objective, and the process's peak resident
+memory (``ru_maxrss``) with the level after imports, so that every point's
+memory is its own.  Kinds:
+
+* ``library MODEL SCHEME N`` — ``module.build`` then ``casadi_ipopt`` (IPOPT
+  ``max_wall_time`` = the time limit), phases from ``solver.timings``;
+* ``hand NAME N`` — :mod:`benchmarks.handwritten`;
+* ``dae METHOD NFE`` — :mod:`benchmarks.dae_arm`;
+* ``chain SCHEME K`` — :mod:`benchmarks.chain`.
+"""
+
+import json
+import resource
+import sys
+import time
+
+TIMELIMIT = 120.0
+
+
+def _rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def library_point(build, timelimit=TIMELIMIT, energy=True):
+    """Build with ``build()`` and solve in process; the measured phases."""
+    import numpy as np
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.solvers import get_solver
+
+    w0, c0 = time.perf_counter(), time.process_time()
+    model = build()
+    w1, c1 = time.perf_counter(), time.process_time()
+    opt = get_solver("casadi_ipopt", model=model)
+    results = opt.solve(model, timelimit=timelimit)
+    w2, c2 = time.perf_counter(), time.process_time()
+    t = dict(getattr(opt, "timings", {}))
+    status = str(results.solver.termination_condition)
+    out = {"status": status, "iterations": getattr(results.solver, "iterations", None),
+           "build_s": w1 - w0, "solve_s": w2 - w1, "wall_s": w2 - w0, "cpu_s": c2 - c0,
+           "translate_s": t.get("translate"), "nlpsol_s": t.get("nlpsol"),
+           "ipopt_s": t.get("solve"), "load_s": t.get("load"),
+           "unknowns": sum(1 for v in model.component_data_objects(pyo.Var) if not v.fixed)}
+    out["objective"] = next((pyo.value(o) for o in model.component_data_objects(pyo.Objective, active=True)),
+                            None)
+    if energy and status in ("optimal", "locallyOptimal"):
+        E = model.dyn.diagnostics()["E"].to_numpy()
+        out["energy_error"] = float((E.max() - E.min()) / max(1.0, np.abs(E).max()))
+    return out
+
+
+def main(argv):
+    kind, args = argv[0], argv[1:]
+    import numpy  # noqa: F401  (imports before the baseline)
+    import casadi  # noqa: F401
+    import pyomo.environ  # noqa: F401
+
+    import pyomo_mbdyn.solvers  # noqa: F401
+    if kind in ("library", "chain"):  # the library's own imports are not part of a build
+        import pyomo_mbdyn.ocp  # noqa: F401
+        import pyomo_mbdyn.schemes  # noqa: F401
+        from pyomo_mbdyn.models import MODELS
+
+        import importlib
+        for name in MODELS.values():
+            importlib.import_module(name)
+    base = _rss_mb()
+    if kind == "library":
+        import importlib
+
+        from pyomo_mbdyn.models import MODELS
+
+        name, scheme, N = args[0], args[1], int(args[2])
+        module = importlib.import_module(MODELS[name])
+        out = library_point(lambda: module.build(scheme=scheme, steps=N))
+        out.update(model=name, scheme=scheme, N=N)
+    elif kind == "hand":
+        from benchmarks.handwritten import solve_handwritten
+
+        out = solve_handwritten(args[0], int(args[1]), timelimit=TIMELIMIT)
+    elif kind == "dae":
+        from benchmarks.dae_arm import solve_dae
+
+        out = solve_dae(args[0], int(args[1]), timelimit=TIMELIMIT)
+    elif kind == "chain":
+        from benchmarks.chain import build_chain
+
+        scheme, k = args[0], int(args[1])
+        out = library_point(lambda: build_chain(k, scheme), energy=False)
+        out.update(scheme=scheme, links=k)
+    else:
+        raise SystemExit(f"unknown kind {kind!r}")
+    out["rss_base_mb"] = base
+    out["rss_peak_mb"] = _rss_mb()
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
