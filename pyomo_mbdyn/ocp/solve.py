@@ -30,9 +30,11 @@ ADVICE = {
         "rotation by an angle a needs at least a/bound steps; a rest-to-rest motion at least two)."),
     "maxIterations": (
         "Raise max_iter (solver option), start from a better guess "
-        "(pyomo_mbdyn.ocp.interpolated_trajectory, a forward simulation, or a coarser solution), "
+        "(pyomo_mbdyn.ocp.interpolated_trajectory, a forward simulation, or a coarser solution: "
+        "pyomo_mbdyn.ocp.refined_trajectory, solve_refined), "
         "or scale the problem."),
-    "maxTimeLimit": "Raise the time limit or start from a better guess.",
+    "maxTimeLimit": ("Raise the time limit or start from a better guess (a coarser solution: "
+                     "pyomo_mbdyn.ocp.solve_refined)."),
     "unbounded": "The objective is unbounded below: add an effort objective or bounds.",
     "error": (
         "The solver stopped with an error: rerun with tee=True to see its log; check that the "
