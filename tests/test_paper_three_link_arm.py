@@ -100,3 +100,40 @@ def test_cost_converges_with_n():
     costs = [cost(solve("rem", steps=N)) for N in (10, 20, 40)]
     d1, d2 = costs[0] - costs[1], costs[1] - costs[2]
     assert abs(d2) < abs(d1) / 2.5  # second order: ratio ≈ 4
+
+
+def _guess_residual(block):
+    """Largest violation of the block's active equations at the current values."""
+    import pyomo.environ as pyo
+
+    worst = 0.0
+    for c in block.component_data_objects(pyo.Constraint, active=True, descend_into=True):
+        body = pyo.value(c.body)
+        worst = max(worst, body - c.upper if c.has_ub() else 0.0, c.lower - body if c.has_lb() else 0.0)
+    return worst
+
+
+def test_refined_guess_is_consistent_and_leads_to_the_finer_optimum(free):
+    """The N = 20 optimum interpolated onto N = 40 (``refined_trajectory``) fulfils
+    every scheme equation (configurations on the manifold, velocities from the
+    recursion, forces split exactly), and the N = 40 solve from it reaches the
+    optimum the default guess reaches (J = 3 982 712.12543…)."""
+    from pyomo_mbdyn.ocp import refined_trajectory, solve_refined
+
+    m = arm.build("rem", steps=40)
+    m.dyn.initialize_from(refined_trajectory(m.dyn.system, m.dyn.h, 40, free["rem"].dyn.trajectory()))
+    assert _guess_residual(m.dyn) < 1e-9
+    m, _ = solve_refined(lambda n: arm.build("rem", steps=n), 40, coarsest=20)
+    assert cost(m) == pytest.approx(3982712.12543, rel=1e-10)
+
+
+@pytest.mark.slow
+def test_rem_converges_at_n160_by_refinement():
+    """N = 160 (issue 14: stalls from the interpolated guess on the AMPL path) by
+    grid refinement from N = 80: J within O(h²) of J* ≈ 3 981 028 (J(N) - J* ≈ 3.05e5 h²)."""
+    from pyomo_mbdyn.ocp import solve_refined
+
+    m, _ = solve_refined(lambda n: arm.build("rem", steps=n), 160, coarsest=80)
+    h = arm.HORIZON / 160
+    assert cost(m) == pytest.approx(3981133.14732, rel=1e-10)
+    assert 0 < cost(m) - 3.981028e6 < 4e5 * h**2

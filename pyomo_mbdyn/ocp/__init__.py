@@ -2,9 +2,9 @@
 
 from .costates import costate_table, costates_from_duals
 from .dnco import dnco_model, parse_scheme
-from .guess import interpolated_trajectory
+from .guess import interpolated_trajectory, refined_trajectory
 from .problem import OptimalControlProblem
-from .solve import solve
+from .solve import solve, solve_refined
 
-__all__ = ["OptimalControlProblem", "interpolated_trajectory", "solve", "costate_table", "costates_from_duals",
-           "dnco_model", "parse_scheme"]
+__all__ = ["OptimalControlProblem", "interpolated_trajectory", "refined_trajectory", "solve",
+           "solve_refined", "costate_table", "costates_from_duals", "dnco_model", "parse_scheme"]

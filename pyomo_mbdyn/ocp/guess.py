@@ -23,7 +23,7 @@ from ..discretization import chart, chart_coordinates
 from ..discretization.common import numeric_kinematics
 from ..trajectory import Trajectory
 
-__all__ = ["interpolated_trajectory", "PROFILES"]
+__all__ = ["interpolated_trajectory", "refined_trajectory", "PROFILES"]
 
 #: time profiles s(τ) on [0, 1] with s(0) = 0, s(1) = 1
 PROFILES = {
@@ -64,6 +64,42 @@ def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profi
                                  f"{list(system.velocities)}, got {theta_final.size}")
     s = PROFILES[profile](np.arange(N + 1) / N)
     theta = theta0 + np.outer(s, theta_final - theta0)
+    return _chart_trajectory(system, h, theta, contravariant)
+
+
+def refined_trajectory(system, h, steps, coarse, contravariant=True, bc_type="clamped"):
+    """A guess on ``steps`` intervals from a (solved) coarser trajectory ``coarse``.
+
+    The chart coordinates of the coarse nodes (``chart_coordinates``, followed
+    continuously node to node) are interpolated by a cubic spline (``bc_type``
+    of :class:`scipy.interpolate.CubicSpline`; ``"clamped"``, zero end slopes,
+    for rest to rest) at the fine nodes ``t_k = k h``; the rest is as in
+    :func:`interpolated_trajectory` (configurations on the constraint manifold,
+    velocities from the recursion, forces split exactly).  From the solution at
+    N/2 this guess lies within O(h²) of the solution at N, so Newton's method
+    starts in its region of fast convergence (benchmarks/README.md,
+    "Convergence at scale").  Works for any ``coarse`` with ``t`` and ``q``
+    (a :class:`~pyomo_mbdyn.trajectory.Trajectory`, e.g. ``dyn.trajectory()``).
+    """
+    from scipy.interpolate import CubicSpline
+
+    N = int(steps)
+    if N < 1:
+        raise ConfigurationError(f"refined_trajectory: steps must be ≥ 1, got {steps!r}")
+    t_coarse = np.asarray(coarse.t, float)
+    theta_c, start = [], None
+    for q in np.asarray(coarse.q, float):
+        start = chart_coordinates(system, q, start=start)
+        theta_c.append(np.asarray(start, float))
+    spline = CubicSpline(t_coarse, np.array(theta_c), bc_type=bc_type)
+    theta = spline(np.clip(h * np.arange(N + 1), t_coarse[0], t_coarse[-1]))
+    theta[0], theta[-1] = theta_c[0], theta_c[-1]
+    return _chart_trajectory(system, h, theta, contravariant)
+
+
+def _chart_trajectory(system, h, theta, contravariant):
+    """Configurations q(θ_k), velocities from the recursion, forces split exactly."""
+    N = len(theta) - 1
     q = np.array([np.asarray(chart(system, th), float) for th in theta])
     v = np.zeros_like(q)
     for k in range(N):

@@ -12,10 +12,14 @@ reported the same way, before any solver runs.
 
 from ..errors import MbdynError, SolveFailedError
 
-__all__ = ["solve", "ADVICE", "SUCCESS"]
+__all__ = ["solve", "solve_refined", "ADVICE", "SUCCESS", "REFINE_FROM"]
 
 #: termination conditions that count as a solution
 SUCCESS = ("optimal", "locallyOptimal")
+
+#: coarsest grid of :func:`solve_refined` by default: the paper models converge
+#: from their interpolated guesses at N ≤ 80 (benchmarks/README.md, "Convergence at scale")
+REFINE_FROM = 80
 
 #: what to try, per termination condition
 ADVICE = {
@@ -26,9 +30,11 @@ ADVICE = {
         "rotation by an angle a needs at least a/bound steps; a rest-to-rest motion at least two)."),
     "maxIterations": (
         "Raise max_iter (solver option), start from a better guess "
-        "(pyomo_mbdyn.ocp.interpolated_trajectory, a forward simulation, or a coarser solution), "
+        "(pyomo_mbdyn.ocp.interpolated_trajectory, a forward simulation, or a coarser solution: "
+        "pyomo_mbdyn.ocp.refined_trajectory, solve_refined), "
         "or scale the problem."),
-    "maxTimeLimit": "Raise the time limit or start from a better guess.",
+    "maxTimeLimit": ("Raise the time limit or start from a better guess (a coarser solution: "
+                     "pyomo_mbdyn.ocp.solve_refined)."),
     "unbounded": "The objective is unbounded below: add an effort objective or bounds.",
     "error": (
         "The solver stopped with an error: rerun with tee=True to see its log; check that the "
@@ -86,3 +92,38 @@ def solve(model, solver=None, options=None, tee=False, accept=SUCCESS):
             + ADVICE.get(status, ADVICE["error"]),
             status=status)
     return results
+
+
+def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None, tee=False,
+                  accept=SUCCESS):
+    """Solve ``build(steps)`` by grid refinement; return ``(model, results)``.
+
+    ``build(n)`` returns a model with a scheme block ``dyn`` on ``n`` steps
+    and its own guess (e.g. ``lambda n: three_link_arm.build("rem", steps=n)``).
+    The grid is halved while it stays an integer above ``coarsest``; the
+    coarsest model is solved from its own guess, and every finer one from the
+    solution before it, interpolated by
+    :func:`~pyomo_mbdyn.ocp.guess.refined_trajectory` (within O(h²) of the
+    finer solution, so Newton's method converges in a few iterations).  With
+    ``steps ≤ coarsest`` this is :func:`solve` on ``build(steps)``.  Each stage
+    raises :class:`SolveFailedError` as :func:`solve` does.
+
+    Why: from the interpolated guess the first Newton step of the lifted
+    schemes is large (the guess costs twice the optimum); at N ≥ 160 IPOPT
+    then needs inertia corrections of 10⁷–10¹⁰ and stalls, while the
+    refinement reaches N = 320 and 640 in 4–5 iterations per stage.
+    """
+    from .guess import refined_trajectory
+
+    grids = [int(steps)]
+    while grids[-1] > coarsest and grids[-1] % 2 == 0:
+        grids.append(grids[-1] // 2)
+    previous = model = results = None
+    for n in reversed(grids):
+        model = build(n)
+        if previous is not None:
+            dyn = model.dyn
+            model.dyn.initialize_from(refined_trajectory(dyn.system, dyn.h, n, previous))
+        results = solve(model, solver=solver, options=options, tee=tee, accept=accept)
+        previous = model.dyn.trajectory()
+    return model, results
