@@ -87,6 +87,22 @@ def numeric(x):
     return None
 
 
+def interval_joint_rates(system, q, h):
+    """ν_{k,k+1} = P(q_{k+½})⁺ (q_{k+1} - q_k)/h for node configurations ``q`` (N+1, n), numbers
+    only: the joint rates of schemes that have no joint-rate unknowns (DMOCC, RATTLE)."""
+    from ..mechanics import MultibodySystem
+
+    if isinstance(system, MultibodySystem):  # P(q) compiled once per system
+        def null_space(x):
+            return numeric_kinematics(system, x, ("P",))[0]
+    else:
+        def null_space(x):
+            return np.asarray(system.null_space(x), float)
+    q = np.asarray(q, float)
+    return np.array([np.linalg.lstsq(null_space(0.5 * (q[k] + q[k + 1])), (q[k + 1] - q[k]) / h, rcond=None)[0]
+                     for k in range(len(q) - 1)])
+
+
 def full_controls(system, u):
     """Place the actuated controls ``u`` (length n_act) into a length-dof vector."""
     full = [0.0] * system.n_velocities

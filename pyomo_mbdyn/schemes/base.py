@@ -39,7 +39,7 @@ from pyomo.common.config import (ConfigDict, ConfigValue, In, PositiveFloat, Pos
                                   document_kwargs_from_configdict)
 from pyomo.core.base.block import BlockData, declare_custom_block
 
-from ..discretization.common import numeric_kinematics
+from ..discretization.common import interval_joint_rates
 from ..discretization.registry import record
 from ..errors import ConfigurationError
 from ..mechanics import CoordinateSystem, MultibodySystem
@@ -165,8 +165,8 @@ class SchemeBlockData(BlockData):
 
     @property
     def record(self):
-        """The scheme's registry record."""
-        return record(self.scheme)
+        """The scheme's registry record (of the class's ``scheme``; an instance may name a variant)."""
+        return record(type(self).scheme)
 
     def _grid(self):
         """``h``, ``nodes`` (0..N) and ``intervals`` (0..N-1)."""
@@ -344,18 +344,20 @@ class MultibodyBlockData(SchemeBlockData):
         self.add_component(group, pyo.Constraint(
             self.intervals, self.velocities, rule=lambda b, k, j: residuals[k][group][index[j]] == 0))
 
-    def _add_constraint_equations(self, residuals):
-        """Φ(q_k) = 0 for k = 1..N: ``body[b].internal_constraint``, ``joint[j].joint_constraint``
-        (``residuals[k - 1]["constraint"]`` in the order of ``constraint_labels``)."""
+    def _add_constraint_equations(self, residuals, group="constraint",
+                                  names=("internal_constraint", "joint_constraint")):
+        """Rows per constraint at nodes k = 1..N: by default Φ(q_k) = 0 as
+        ``body[b].internal_constraint`` and ``joint[j].joint_constraint``
+        (``residuals[k - 1][group]`` in the order of ``constraint_labels``)."""
         row_of = {(id(owner), r): g for g, (owner, r) in enumerate(self._constraint_index())}
         steps = pyo.RangeSet(1, self.config.steps)
-        rule = lambda b, k, r: residuals[k - 1]["constraint"][row_of[id(b), r]] == 0  # noqa: E731
+        rule = lambda b, k, r: residuals[k - 1][group][row_of[id(b), r]] == 0  # noqa: E731
         for name in self.system.bodies:
             blk = self.body[name]
-            blk.internal_constraint = pyo.Constraint(steps, blk.internal, rule=rule)
+            blk.add_component(names[0], pyo.Constraint(steps, blk.internal, rule=rule))
         for name in self.system.joints:
             blk = self.joint[name]
-            blk.joint_constraint = pyo.Constraint(steps, blk.rows, rule=rule)
+            blk.add_component(names[1], pyo.Constraint(steps, blk.rows, rule=rule))
 
     # -- hooks ----------------------------------------------------------------
     def _add_scheme_variables(self):
@@ -451,16 +453,7 @@ class MultibodyBlockData(SchemeBlockData):
 
     def _recover_joint_rates(self, q):
         """ν_{k,k+1} = P(q_{k+½})⁺ (q_{k+1} - q_k)/h for schemes without joint-rate variables."""
-        system = self.system
-        if isinstance(system, MultibodySystem):  # P(q) compiled once per system
-            def null_space(q):
-                return numeric_kinematics(system, q, ("P",))[0]
-        else:
-            def null_space(q):
-                return np.asarray(system.null_space(q), float)
-        return np.array([np.linalg.lstsq(null_space(0.5 * (q[k] + q[k + 1])), (q[k + 1] - q[k]) / self.h,
-                                         rcond=None)[0]
-                         for k in range(self.config.steps)])
+        return interval_joint_rates(self.system, q, self.h)
 
     def initialize_from(self, trajectory):
         """Set variable values from a simulated trajectory of the same grid."""

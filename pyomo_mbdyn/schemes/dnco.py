@@ -87,12 +87,6 @@ class DNCOBlockData(SchemeBlockData):
     CONFIG = dnco_config()
     required = ("system", "steps", "horizon", "initial_position", "final_position")
 
-    @property
-    def record(self):
-        from ..discretization.registry import record
-
-        return record(type(self).scheme)
-
     def _build(self):
         config = self.config
         if config.steps < 2:

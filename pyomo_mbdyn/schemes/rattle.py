@@ -50,13 +50,7 @@ class RATTLEBlockData(MultibodyBlockData):
         self._add_coordinate_equations("momentum_second_half", residuals)
         self._add_constraint_equations(residuals)
         # G(q_{k+1}) v_{k+1} = 0, row by row where Φ(q_{k+1}) = 0 is stated
-        row_of = {(id(owner), r): g for g, (owner, r) in enumerate(self._constraint_index())}
-        steps = pyo.RangeSet(1, self.config.steps)
-        rule = lambda b, k, r: residuals[k - 1]["hidden_constraint"][row_of[id(b), r]] == 0  # noqa: E731
-        for name in system.bodies:
-            self.body[name].internal_hidden = pyo.Constraint(steps, self.body[name].internal, rule=rule)
-        for name in system.joints:
-            self.joint[name].joint_hidden = pyo.Constraint(steps, self.joint[name].rows, rule=rule)
+        self._add_constraint_equations(residuals, "hidden_constraint", ("internal_hidden", "joint_hidden"))
 
     def _extras(self):
         out = super()._extras()

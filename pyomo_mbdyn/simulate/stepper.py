@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from ..discretization.common import numeric_kinematics
+from ..discretization.common import interval_joint_rates
 from ..discretization.registry import record, scheme_names
 from ..discretization.steps import layout
 from ..errors import ConfigurationError, MbdynError
@@ -174,15 +174,10 @@ class Stepper:
         if family == "two-step":
             V = self.step_equations.node_velocities(system, self.h, Q, U, v0)
         V = np.array(V)
-        nu = np.array(extras.pop("nu")) if "nu" in extras else self._rates(Q)
+        nu = np.array(extras.pop("nu")) if "nu" in extras else interval_joint_rates(system, Q, self.h)
         return Trajectory.of_system(system, t, Q, V, U, nu, self._metadata(steps),
                                     newton_iterations=np.array(iterations),
                                     **{name: np.array(values) for name, values in extras.items()})
-
-    def _rates(self, Q):
-        """ν_{k,k+1} = P(q_{k+½})⁺ (q_{k+1} - q_k)/h for schemes without joint-rate unknowns."""
-        return np.array([np.linalg.lstsq(numeric_kinematics(self.system, 0.5 * (Q[k] + Q[k + 1]), ("P",))[0],
-                                         (Q[k + 1] - Q[k]) / self.h, rcond=None)[0] for k in range(len(Q) - 1)])
 
     def _simulate_chart(self, q0, v0, steps, U, t):
         """The chart stepper works on (θ, ṽ); q, v and ν come from the chart."""
