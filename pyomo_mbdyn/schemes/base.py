@@ -50,7 +50,8 @@ from ..simulate.stepper import check_initial_state
 
 logger = logging.getLogger("pyomo_mbdyn.schemes")
 
-__all__ = ["SchemeBlockData", "MultibodyBlockData", "declare_scheme_block", "coordinate_names"]
+__all__ = ["SchemeBlockData", "MultibodyBlockData", "ResidualFamily", "UniformResiduals", "declare_scheme_block",
+           "coordinate_names"]
 
 _BLOCK_KEYWORDS = {"rule", "concrete", "dense", "name", "doc", "ctype"}
 
@@ -126,6 +127,53 @@ def declare_scheme_block(name):
         return data_class
 
     return decorator
+
+
+class ResidualFamily(dict):
+    """The residuals of one formula at every key: ``family[k] = residual(*arguments(k))``.
+
+    ``arguments(k)`` returns the formula's arguments at key ``k`` (arrays of
+    Pyomo variables or expressions, or None), ``residual`` is the
+    discretisation layer's function (a dict of residual groups).  The
+    ``_add_*_equations`` helpers record in ``rows[k]`` which Constraint states
+    which entry: ``(group, position, ConstraintData)``.
+    """
+
+    def __init__(self, name, keys, arguments, residual):
+        super().__init__()
+        self.name, self.residual, self.arguments, self.rows = name, residual, {}, {}
+        for k in keys:
+            self.arguments[k] = args = arguments(k)
+            self[k] = residual(*args)
+
+
+def _record_rows(residuals, group, con, locate):
+    """Note in ``residuals.rows`` the constraint data stating each entry (``locate(*index)`` →
+    ``(key, position)``)."""
+    if not isinstance(residuals, ResidualFamily):
+        return
+    for index, data in con.items():
+        key, position = locate(*index)
+        residuals.rows.setdefault(key, []).append((group, position, data))
+
+
+class UniformResiduals:
+    """One CasADi ``Function`` ``r = F(z)`` stated at many keys (intervals or nodes).
+
+    ``inputs[i]`` are the Pyomo variables or expressions that make up ``z`` at
+    the i-th key, ``rows[i]`` the Constraints that state ``r`` there (their
+    bodies are ``expected[i]``, the very expressions the block built from the
+    same formula).  A solver may evaluate ``F`` mapped over the keys instead of
+    walking the rows' expressions (:mod:`pyomo_mbdyn.solvers.pyomo_to_casadi`);
+    it must check that each row is still active and still has its body.
+    """
+
+    def __init__(self, function, keys, inputs, rows, expected):
+        self.function, self.keys, self.inputs, self.rows, self.expected = function, keys, inputs, rows, expected
+
+    def __repr__(self):
+        return f"UniformResiduals({self.function.name()}, {len(self.keys)} keys, " \
+               f"{self.function.size1_in(0)} inputs, {self.function.size1_out(0)} rows)"
 
 
 INTERNAL_NAMES = ["d1.d1", "d2.d2", "d3.d3", "d1.d2", "d1.d3", "d2.d3"]
@@ -276,6 +324,7 @@ class MultibodyBlockData(SchemeBlockData):
         # 5. the scheme; repeated subexpressions become named Expressions
         self._add_scheme_variables()
         self.shared_terms = pyo.Expression(pyo.Any)
+        self._families = []
         with sharing(self._share):
             self._add_discrete_equations()
         # 6. initial state and initial guess
@@ -328,21 +377,32 @@ class MultibodyBlockData(SchemeBlockData):
     def _lam_array(self, i):
         return [owner.lam[i, r] for owner, r in self._constraint_index()]
 
+    def _residuals(self, name, keys, arguments, residual):
+        """``{k: residual(*arguments(k))}`` for every key ``k`` (interval or node) as a
+        :class:`ResidualFamily`, which the ``_add_*_equations`` helpers turn into
+        Constraints and which :meth:`uniform_residuals` offers to solvers."""
+        family = ResidualFamily(name, keys, arguments, residual)
+        self._families.append(family)
+        return family
+
     def _add_coordinate_equations(self, group, residuals, index_set=None):
         """``body[b].<group>[k, c]``: the entries of ``residuals[k][group]`` (length n)."""
         index_set = self.intervals if index_set is None else index_set
         where = {key: g for g, key in enumerate(self._coordinate_index())}
         for name in self.system.bodies:
             blk = self.body[name]
-            blk.add_component(group, pyo.Constraint(
-                index_set, blk.coordinates,
-                rule=lambda b, k, c, name=name: residuals[k][group][where[name, c]] == 0))
+            con = pyo.Constraint(index_set, blk.coordinates,
+                                 rule=lambda b, k, c, name=name: residuals[k][group][where[name, c]] == 0)
+            blk.add_component(group, con)
+            _record_rows(residuals, group, con, lambda k, c, name=name: (k, where[name, c]))
 
     def _add_velocity_equations(self, group, residuals):
         """``<group>[k, j]`` over the generalised velocities (length dof)."""
         index = {j: n for n, j in enumerate(self.velocities)}
-        self.add_component(group, pyo.Constraint(
-            self.intervals, self.velocities, rule=lambda b, k, j: residuals[k][group][index[j]] == 0))
+        con = pyo.Constraint(self.intervals, self.velocities,
+                             rule=lambda b, k, j: residuals[k][group][index[j]] == 0)
+        self.add_component(group, con)
+        _record_rows(residuals, group, con, lambda k, j: (k, index[j]))
 
     def _add_constraint_equations(self, residuals, group="constraint",
                                   names=("internal_constraint", "joint_constraint")):
@@ -352,12 +412,70 @@ class MultibodyBlockData(SchemeBlockData):
         row_of = {(id(owner), r): g for g, (owner, r) in enumerate(self._constraint_index())}
         steps = pyo.RangeSet(1, self.config.steps)
         rule = lambda b, k, r: residuals[k - 1][group][row_of[id(b), r]] == 0  # noqa: E731
-        for name in self.system.bodies:
-            blk = self.body[name]
-            blk.add_component(names[0], pyo.Constraint(steps, blk.internal, rule=rule))
-        for name in self.system.joints:
-            blk = self.joint[name]
-            blk.add_component(names[1], pyo.Constraint(steps, blk.rows, rule=rule))
+        for owners, name in ((self.system.bodies, names[0]), (self.system.joints, names[1])):
+            for owner in owners:
+                blk = (self.body if owners is self.system.bodies else self.joint)[owner]
+                con = pyo.Constraint(steps, blk.internal if name == names[0] else blk.rows, rule=rule)
+                blk.add_component(name, con)
+                _record_rows(residuals, group, con, lambda k, r, blk=blk: (k - 1, row_of[id(blk), r]))
+
+    # -- the same equations at every interval ------------------------------------
+    def uniform_residuals(self):
+        """The block's equations as :class:`UniformResiduals`: per residual family
+        and per argument signature, one CasADi Function of one key's arguments
+        (built once per system, grid and options, and reused by later solves),
+        with the inputs and rows of every key that shares the signature.
+
+        Keys whose arguments or rows differ from the others (the first DMOCC
+        interval, with its initial-momentum condition) form their own group;
+        groups with a single key are left to the solver's generic walk.
+        """
+        out = []
+        for family in getattr(self, "_families", ()):
+            groups = {}
+            for k, args in family.arguments.items():
+                rows = family.rows.get(k)
+                if not rows:
+                    continue
+                signature = (tuple(None if a is None else len(a) for a in args),
+                             tuple((g, p) for g, p, _ in rows))
+                groups.setdefault(signature, []).append(k)
+            for signature, keys in groups.items():
+                if len(keys) < 2:
+                    continue
+                function = self._uniform_function(family, signature)
+                inputs = [[x for a in family.arguments[k] if a is not None for x in a] for k in keys]
+                rows = [[data for _, _, data in family.rows[k]] for k in keys]
+                expected = [[family[k][g][p] for g, p, _ in family.rows[k]] for k in keys]
+                out.append(UniformResiduals(function, keys, inputs, rows, expected))
+        return out
+
+    def _uniform_function(self, family, signature):
+        """``F(z)``: the family's residual on CasADi symbols (cached per system, see
+        :func:`~pyomo_mbdyn.discretization.common.compiled_function`)."""
+        import casadi
+
+        from ..discretization.common import compiled_function, symbols
+
+        sizes, entries = signature
+        options = tuple((k, repr(v)) for k, v in self.config.items() if k not in ("system", "controls"))
+        key = ("uniform", type(self).__name__, family.name, float(self.h), options, signature)
+
+        def build():
+            args, columns = [], []
+            for i, size in enumerate(sizes):
+                if size is None:
+                    args.append(None)
+                    continue
+                column, entries_i = symbols(f"a{i}", size)
+                args.append(entries_i)
+                columns.append(column)
+            res = family.residual(*args)
+            r = casadi.vertcat(*[casadi.SX(res[g][p]) for g, p in entries])
+            z = casadi.vertcat(*columns)
+            return casadi.Function(f"{self.scheme}_{family.name}", [z], [r], ["z"], ["r"])
+
+        return compiled_function(self.system, key, build)
 
     # -- hooks ----------------------------------------------------------------
     def _add_scheme_variables(self):

@@ -32,12 +32,13 @@ class BEMBlockData(MultibodyBlockData):
         self._add_interval_multipliers()
 
     def _add_discrete_equations(self):
-        system, h = self.system, self.h
-        residuals = {}
-        for i in self.intervals:
-            residuals[i] = bem_residuals(
-                system, h, self.q_array(i), self.v_array(i), self.q_array(i + 1), self.v_array(i + 1),
-                self._lam_array(i), self.nu_array(i), self.u_array(i), self.config.contravariant)
+        system, h, contravariant = self.system, self.h, self.config.contravariant
+        residuals = self._residuals(
+            "step", self.intervals,
+            lambda i: (self.q_array(i), self.v_array(i), self.q_array(i + 1), self.v_array(i + 1),
+                       self._lam_array(i), self.nu_array(i), self.u_array(i)),
+            lambda q0, v0, q1, v1, lam, nu, u: bem_residuals(system, h, q0, v0, q1, v1, lam, nu, u,
+                                                             contravariant))
         self._add_coordinate_equations("kinematics", residuals)
         self._add_coordinate_equations("momentum_balance", residuals)
         self._add_constraint_equations(residuals)

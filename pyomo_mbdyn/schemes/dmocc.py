@@ -68,13 +68,17 @@ class DMOCCLMBlockData(_VariationalBlockData):
         self._add_interval_multipliers()  # node multipliers λ_k, k = 0..N-1
 
     def _add_discrete_equations(self):
-        system, h = self.system, self.h
-        residuals = {}
-        for k in self.intervals:
+        system, h, v0 = self.system, self.h, self._initial_velocity()
+
+        def arguments(k):
             u_prev, u = self._node_controls(k)
             q_prev = self.q_array(k - 1) if k > 0 else None
-            residuals[k] = dmocc_lm_residuals(system, h, q_prev, self.q_array(k), self.q_array(k + 1),
-                                              self._lam_array(k), u_prev, u, v0=self._initial_velocity())
+            return q_prev, self.q_array(k), self.q_array(k + 1), self._lam_array(k), u_prev, u
+
+        residuals = self._residuals(
+            "step", self.intervals, arguments,
+            lambda q_prev, q, q1, lam, u_prev, u: dmocc_lm_residuals(system, h, q_prev, q, q1, lam, u_prev, u,
+                                                                     v0=v0))
         self._add_coordinate_equations("momentum_matching", residuals)
         self._add_constraint_equations(residuals)
 
@@ -164,13 +168,18 @@ class DMOCCBlockData(_VariationalBlockData):
             self._minimal_configurations()
         elif form == "absolute":
             self._absolute_configurations()
-        residuals = {}
-        for k in self.intervals:
+        rotation = self.rotation
+
+        def arguments(k):
             u_prev, u = self._node_controls(k)
             q_prev = self.q_array(k - 1) if k > 0 else None
             w = None if form == "absolute" else [self.w[k, j] for j in self.velocities]
-            residuals[k] = dmocc_residuals(system, h, q_prev, self.q_array(k), w, self.q_array(k + 1),
-                                           u_prev, u, v0=v0, rotation=self.rotation)
+            return q_prev, self.q_array(k), w, self.q_array(k + 1), u_prev, u
+
+        residuals = self._residuals(
+            "step", self.intervals, arguments,
+            lambda q_prev, q, w, q1, u_prev, u: dmocc_residuals(system, h, q_prev, q, w, q1, u_prev, u,
+                                                                v0=v0, rotation=rotation))
         if form == "lifted":
             self._add_coordinate_equations("reparametrisation", residuals)
         self._add_velocity_equations("momentum_matching", residuals)

@@ -39,20 +39,23 @@ class GCBlockData(MultibodyBlockData):
 
     def _add_discrete_equations(self):
         system, h, rotation = self.system, self.h, self.rotation
-        residuals = {}
-        for i in self.intervals:
-            residuals[i] = gc_residuals(system, h, self._theta(i), self._vt(i), self._theta(i + 1),
-                                        self._vt(i + 1), self.u_array(i), rotation, nu=self.nu_array(i))
+        residuals = self._residuals(
+            "step", self.intervals,
+            lambda i: (self._theta(i), self._vt(i), self._theta(i + 1), self._vt(i + 1), self.u_array(i),
+                       self.nu_array(i)),
+            lambda th0, vt0, th1, vt1, u, nu: gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation, nu=nu))
         for group in ("kinematics", "momentum_balance", "joint_rates"):
             self._add_velocity_equations(group, residuals)
-        charts = {}
-        for k in pyo.RangeSet(1, self.config.steps):
-            q, v, _ = chart_velocity(system, np.array(self._theta(k), dtype=object),
-                                     np.array(self._vt(k), dtype=object), rotation)
-            charts[k] = (q, v)
-        chart_residuals = {k: {"chart": self.q_array(k) - q, "chart_velocity": self.v_array(k) - v}
-                           for k, (q, v) in charts.items()}
         steps = pyo.RangeSet(1, self.config.steps)
+
+        def chart_residuals(theta, vt, q, v):
+            q_chart, v_chart, _ = chart_velocity(system, np.array(theta, dtype=object),
+                                                 np.array(vt, dtype=object), rotation)
+            return {"chart": np.asarray(q, dtype=object) - q_chart, "chart_velocity": np.asarray(v, dtype=object) - v_chart}
+
+        chart_residuals = self._residuals(
+            "chart", steps, lambda k: (self._theta(k), self._vt(k), self.q_array(k), self.v_array(k)),
+            chart_residuals)
         self._add_coordinate_equations("chart", chart_residuals, steps)
         self._add_coordinate_equations("chart_velocity", chart_residuals, steps)
 

@@ -41,11 +41,11 @@ class RATTLEBlockData(MultibodyBlockData):
 
     def _add_discrete_equations(self):
         system, h = self.system, self.h
-        residuals = {}
-        for i in self.intervals:
-            residuals[i] = rattle_residuals(system, h, self.q_array(i), self.v_array(i), self.q_array(i + 1),
-                                            self.v_array(i + 1), self._lam_array(i), self._mu_array(i),
-                                            self.u_array(i))
+        residuals = self._residuals(
+            "step", self.intervals,
+            lambda i: (self.q_array(i), self.v_array(i), self.q_array(i + 1), self.v_array(i + 1),
+                       self._lam_array(i), self._mu_array(i), self.u_array(i)),
+            lambda *args: rattle_residuals(system, h, *args))
         self._add_coordinate_equations("momentum_first_half", residuals)
         self._add_coordinate_equations("momentum_second_half", residuals)
         self._add_constraint_equations(residuals)

@@ -33,13 +33,12 @@ class REMBlockData(MultibodyBlockData):
         self.w = pyo.Var(self.intervals, self.velocities, initialize=0.0)
 
     def _add_discrete_equations(self):
-        system, h = self.system, self.h
-        residuals = {}
-        for i in self.intervals:
-            w = [self.w[i, j] for j in self.velocities]
-            residuals[i] = rem_residuals(
-                system, h, self.q_array(i), self.v_array(i), w, self.q_array(i + 1),
-                self.v_array(i + 1), self.nu_array(i), self.u_array(i), self.rotation)
+        system, h, rotation = self.system, self.h, self.rotation
+        residuals = self._residuals(
+            "step", self.intervals,
+            lambda i: (self.q_array(i), self.v_array(i), [self.w[i, j] for j in self.velocities],
+                       self.q_array(i + 1), self.v_array(i + 1), self.nu_array(i), self.u_array(i)),
+            lambda q0, v0, w, q1, v1, nu, u: rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation))
         self._add_coordinate_equations("reparametrisation", residuals)
         self._add_coordinate_equations("kinematics", residuals)
         self._add_velocity_equations("momentum_balance", residuals)

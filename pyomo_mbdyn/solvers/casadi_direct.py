@@ -41,6 +41,20 @@ call: IPOPT with CasADi's function evaluations) in
 ``results.solver.wallclock_time``.  After ``infeasible``, ``unbounded`` or
 ``error`` nothing is loaded into the model.
 
+Structure: the equations a scheme block states at every interval (its
+``uniform_residuals()``) are not walked one by one; the block's step
+residual, one CasADi Function of one interval's unknowns built from the
+discretisation layer's formula, is mapped over the intervals, so CasADi
+generates its derivatives once per step instead of differentiating a flat
+graph of N copies.  Only rows that are still active and still have the body
+the block built are mapped; everything else (objective, user constraints,
+changed or deactivated rows) is walked generically, and fixed variables enter
+the mapped Function as constants, so the Pyomo model stays the single source
+of truth.  ``SolverFactory('casadi_ipopt', structured=False)`` (or
+``solver.structured = False``) walks every row into one flat SX graph; both
+give the same NLP.  The step Functions are cached per system, grid and
+options, so repeated solves and sweeps reuse them.
+
 After a solve, ``solver.timings`` holds the seconds of each phase:
 ``translate`` (Pyomo → CasADi SX), ``nlpsol`` (CasADi's set-up of the solver:
 derivatives, sparsity), ``solve`` (the ``nlpsol`` call) and ``load`` (filling
@@ -86,9 +100,11 @@ class _CasadiDirect(DirectSolver):
     time_limit_option = None
     integer_capable = False
 
-    def __init__(self, **kwds):
+    def __init__(self, structured=True, **kwds):
         kwds.setdefault("type", f"casadi_{self.backend}")
         super().__init__(**kwds)
+        #: map the equations scheme blocks state at every interval (see the module docstring)
+        self.structured = bool(structured)
         self.name = self.type = kwds["type"]
         version = library_version(self.backend)
         self._python_api_exists = version is not None
@@ -152,7 +168,7 @@ class _CasadiDirect(DirectSolver):
         from .pyomo_to_casadi import translate
 
         DirectOrPersistentSolver._set_instance(self, model, kwds)
-        nlp = translate(model, self.name, self._skip_trivial_constraints)
+        nlp = translate(model, self.name, self._skip_trivial_constraints, self.structured)
         if not self.integer_capable:
             discrete = [v.name for v, d in zip(nlp.variables, nlp.discrete) if d]
             if discrete:
@@ -230,6 +246,7 @@ class _CasadiDirect(DirectSolver):
         else:
             opts["bonmin"] = options
             opts["discrete"] = nlp.discrete
+        opts.update(nlp.extras.get("functions", {}))
         lam_x0, lam_g0 = self._initial_multipliers(nlp)
         log = io.StringIO()
         quiet = (

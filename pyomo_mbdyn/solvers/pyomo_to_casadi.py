@@ -397,7 +397,30 @@ def _check_components(block):
                 )
 
 
-def translate(block, solver_name="casadi", skip_trivial_constraints=False):
+def _uniform_groups(block):
+    """The :class:`~pyomo_mbdyn.schemes.base.UniformResiduals` offered by the active
+    blocks under ``block`` (any block with a ``uniform_residuals()`` method), each
+    reduced to the keys whose rows are all active and unchanged."""
+    groups, claimed = [], set()
+    for b in block.block_data_objects(active=True, descend_into=True):
+        offer = getattr(type(b), "uniform_residuals", None)
+        if offer is None:
+            continue
+        for group in offer(b):
+            keep = []
+            for i, (rows, expected) in enumerate(zip(group.rows, group.expected)):
+                if all(c.active and c.body is e and id(c) not in claimed for c, e in zip(rows, expected)):
+                    keep.append(i)
+                    claimed.update(id(c) for c in rows)
+            if len(keep) > 1:
+                groups.append((group, keep))
+            else:
+                for i in keep:
+                    claimed.difference_update(id(c) for c in group.rows[i])
+    return groups, claimed
+
+
+def translate(block, solver_name="casadi", skip_trivial_constraints=False, structured=True):
     """Translate the active objective and constraints of ``block`` to a :class:`CasadiNLP`.
 
     Parameters
@@ -409,6 +432,12 @@ def translate(block, solver_name="casadi", skip_trivial_constraints=False):
         Leave out constraints whose body has no unfixed variable (after
         checking that they hold to 1e-8, like Pyomo's writers); by default they
         are kept as constant rows, as the AMPL writer does.
+    structured : bool
+        Evaluate the equations that scheme blocks state at every interval as
+        one CasADi Function mapped over the intervals (see
+        :meth:`~pyomo_mbdyn.schemes.base.MultibodyBlockData.uniform_residuals`);
+        the NLP is then a CasADi MX graph.  With False every constraint is
+        walked into one flat SX graph.  Both give the same NLP.
 
     Raises
     ------
@@ -421,10 +450,10 @@ def translate(block, solver_name="casadi", skip_trivial_constraints=False):
     from pyomo.common.gc_manager import PauseGC
 
     with PauseGC():  # as Pyomo's writers: no cyclic GC passes over the growing graph
-        return _translate(block, solver_name, skip_trivial_constraints)
+        return _translate(block, solver_name, skip_trivial_constraints, structured)
 
 
-def _translate(block, solver_name, skip_trivial_constraints):
+def _translate(block, solver_name, skip_trivial_constraints, structured=True):
     from pyomo.common.errors import InfeasibleConstraintException
     from pyomo.core.base.constraint import Constraint
     from pyomo.core.base.objective import Objective, maximize
@@ -459,8 +488,11 @@ def _translate(block, solver_name, skip_trivial_constraints):
         f = walk(objective.expr, objective, "objective")
         f = -f if sigma < 0 else f
 
+    uniform, claimed = _uniform_groups(block) if structured else ([], set())
     constraints, g, lbg, ubg = [], [], [], []
     for con in block.component_data_objects(Constraint, active=True, descend_into=True):
+        if id(con) in claimed:
+            continue
         lb, body, ub = con.to_bounded_expression(True)
         if lb is None and ub is None:
             continue
@@ -476,6 +508,21 @@ def _translate(block, solver_name, skip_trivial_constraints):
         g.append(value)
         lbg.append(-math.inf if lb is None else float(lb))
         ubg.append(math.inf if ub is None else float(ub))
+
+    # the inputs of the mapped rows, walked like any expression (fixed variables are constants)
+    mapped_inputs, mapped_rows = [], []
+    for group, keep in uniform:
+        z = []
+        for i in keep:
+            for entry in group.inputs[i]:
+                z.append(walk(entry, group.rows[i][0], "constraint"))
+            for con in group.rows[i]:
+                lb, _, ub = con.to_bounded_expression(True)
+                constraints.append(con)
+                lbg.append(-math.inf if lb is None else float(lb))
+                ubg.append(math.inf if ub is None else float(ub))
+        mapped_inputs.append(z)
+        mapped_rows.append(len(keep) * group.function.size1_out(0))
 
     variables = tr.variables
     n = len(variables)
@@ -496,6 +543,10 @@ def _translate(block, solver_name, skip_trivial_constraints):
     x = ca.vertcat(*tr.symbols) if n else ca.SX(0, 1)
     g_sx = ca.vertcat(*[ca.SX(v) if type(v) is float else v for v in g]) if g else ca.SX(0, 1)
     f_sx = ca.SX(f) if type(f) is float else f
+    extras = {}
+    if uniform:
+        x, f_sx, g_sx, extras["functions"] = _mapped_graph(x, f_sx, g_sx, uniform, mapped_inputs)
+        extras["mapped"] = [(group.function.name(), len(keep)) for group, keep in uniform]
     return CasadiNLP(
         x=x,
         f=f_sx,
@@ -511,4 +562,16 @@ def _translate(block, solver_name, skip_trivial_constraints):
         objective=objective,
         sigma=sigma,
         visits=tr.visits,
+        extras=extras,
     )
+
+
+def _mapped_graph(x, f, g, uniform, inputs):
+    """The NLP as an MX graph of the walked part and each uniform group's Function
+    mapped over its keys, with derivative Functions assembled per step
+    (:func:`pyomo_mbdyn.solvers.mapped.mapped_nlp`); rows: the walked ones, then
+    each group's keys in turn."""
+    from .mapped import mapped_nlp
+
+    z = [ca.vertcat(*[ca.SX(v) if type(v) is float else v for v in zi]) for zi in inputs]
+    return mapped_nlp(x, f, g, [(group.function, len(keep)) for group, keep in uniform], z)

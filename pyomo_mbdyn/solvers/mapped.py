@@ -1,0 +1,133 @@
+"""The NLP of a model whose scheme blocks state the same equations at every interval.
+
+:func:`mapped_nlp` takes the part of the model that was walked expression by
+expression (objective ``f(x)``, remaining constraints ``g_w(x)``, and the
+inputs ``z_k(x)`` of every mapped key) and the uniform groups (one CasADi
+Function ``r = F(z)`` per group, stated at keys ``k = 1..K``) and returns the
+NLP as a CasADi MX graph together with its derivatives assembled from
+per-step derivative Functions:
+
+    g(x)      = [g_w(x);  F(z_1(x)); …; F(z_K(x))]
+    ∇g(x)     = [∇g_w;  D · ∇z],            D = blockdiag_k ∂F/∂z (z_k)
+    ∇²L(x)    = ∇²(σ f + λ_wᵀ g_w + μᵀ z)  +  ∇zᵀ · blockdiag_k ∇²(λ_kᵀ F)(z_k) · ∇z,
+                μ = Dᵀ λ_F  (the multipliers carried back to the inputs)
+
+``∂F/∂z`` and ``∇²(λᵀF)`` are generated once per step (SX, exact) and mapped
+over the keys; the walked part is differentiated as one SX Function.  Where
+the inputs are the variables themselves (the lifted forms) ``∇z`` is a
+selection matrix and the second term of ``μ`` vanishes.  CasADi's own AD of
+the MX graph gives the same matrices but, differentiating through the map
+with graph colourings, evaluates them 10–20× slower (benchmarks/README.md).
+The derivative Functions are passed to ``nlpsol`` as its ``grad_f``,
+``jac_g`` and ``hess_lag`` options.
+"""
+
+import casadi as ca
+
+__all__ = ["mapped_nlp"]
+
+
+def _step_derivatives(F):
+    """``(∂F/∂z, ∇²(λᵀF))`` of one step Function, cached by its serialised form, so
+    that models rebuilt with the same system and grid (sweeps, multi-start)
+    reuse them."""
+    key = F.serialize()
+    cached = _DERIVATIVES.get(key)
+    if cached is not None:
+        return cached
+    if len(_DERIVATIVES) > 64:
+        _DERIVATIVES.clear()
+    z = ca.SX.sym("z", F.size1_in(0))
+    lam = ca.SX.sym("lam", F.size1_out(0))
+    r = F(z)
+    J = ca.Function(F.name() + "_jac", [z], [ca.jacobian(r, z)])
+    H = ca.Function(F.name() + "_hess", [z, lam], [ca.hessian(ca.dot(lam, r), z)[0]])
+    cached = _DERIVATIVES[key] = (J, H)
+    return cached
+
+
+_DERIVATIVES = {}
+
+
+def _blockdiag(M, block, K):
+    """K blocks of sparsity ``block`` side by side (as ``map`` returns them) as a
+    block-diagonal matrix: the nonzeros are in the same order."""
+    return ca.sparsity_cast(M, ca.diagcat(*([block] * K)))
+
+
+def _hessian(L, x):
+    """∇²L over the entries of ``x`` on which ``L`` depends nonlinearly (placed in the
+    full n×n pattern): the walked part is small but ``x`` is all of the NLP's
+    variables, most of which enter it linearly or not at all."""
+    n = x.size1()
+    idx = [i for i, nonlinear in enumerate(ca.which_depends(L, x, 2, False)) if nonlinear]
+    if not idx:
+        return ca.SX(n, n)
+    H = ca.hessian(L, ca.vertcat(*[x[i] for i in idx]))[0]
+    rows, cols = H.sparsity().get_triplet()
+    pattern = ca.Sparsity.triplet(n, n, [idx[r] for r in rows], [idx[c] for c in cols])
+    return ca.SX(pattern, ca.vertcat(*H.nonzeros())) if H.nnz() else ca.SX(n, n)
+
+
+def mapped_nlp(x, f, g_walked, groups, inputs):
+    """``(X, f, g, functions)``: the MX graph of the NLP and its derivative Functions.
+
+    Parameters
+    ----------
+    x, f, g_walked : SX
+        The walked part: variables, objective (times σ) and remaining rows.
+    groups : list of (Function, K)
+        Each uniform group's step Function and number of keys.
+    inputs : list of SX
+        Each group's inputs ``[z_1; …; z_K]`` (length ``nz·K``) as expressions of ``x``.
+
+    Returns the MX symbols, objective and rows, and ``{"grad_f", "jac_g",
+    "hess_lag"}`` for ``nlpsol`` (signatures as CasADi's defaults:
+    ``(x, p) → (f, ∇f)``, ``(x, p) → (g, ∇g)``, ``(x, p, λ_f, λ_g) → triu ∇²L``).
+    """
+    n = x.size1()
+    z = ca.vertcat(*inputs) if inputs else ca.SX(0, 1)
+    n_w, n_z = g_walked.size1(), z.size1()
+    sigma = ca.SX.sym("sigma")
+    lam_w = ca.SX.sym("lam_w", n_w)
+    mu = ca.SX.sym("mu", n_z)
+    walked = ca.Function("walked", [x], [f, g_walked, z, ca.gradient(f, x), ca.jacobian(g_walked, x),
+                                         ca.jacobian(z, x)])
+    walked_hess = ca.Function("walked_hess", [x, sigma, lam_w, mu], [
+        _hessian(sigma * f + ca.dot(lam_w, g_walked) + ca.dot(mu, z), x)])
+
+    X = ca.MX.sym("x", n)
+    P = ca.MX.sym("p", 0, 1)
+    lam_f = ca.MX.sym("lam_f")
+    f_X, gw_X, z_X, grad_X, Jw_X, Jz_X = walked(X)
+
+    rows, jac_rows, hess_terms, adjoints = [gw_X], [Jw_X], [], []
+    lam_g = ca.MX.sym("lam_g", n_w + sum(F.size1_out(0) * K for F, K in groups))
+    offset_z, offset_g = 0, n_w
+    for F, K in groups:
+        nz, nr = F.size1_in(0), F.size1_out(0)
+        J, H = _step_derivatives(F)
+        Z = ca.reshape(z_X[offset_z:offset_z + nz * K], nz, K)
+        Jz = Jz_X[offset_z:offset_z + nz * K, :]
+        rows.append(ca.vec(F.map(K, "serial")(Z)))
+        D = _blockdiag(J.map(K, "serial")(Z), J.sparsity_out(0), K)
+        jac_rows.append(ca.mtimes(D, Jz))
+        lam = lam_g[offset_g:offset_g + nr * K]
+        HB = _blockdiag(H.map(K, "serial")(Z, ca.reshape(lam, nr, K)), H.sparsity_out(0), K)
+        hess_terms.append(ca.mtimes(Jz.T, ca.mtimes(HB, Jz)))
+        adjoints.append(ca.mtimes(D.T, lam))
+        offset_z += nz * K
+        offset_g += nr * K
+    g_X = ca.vertcat(*rows)
+    jac = ca.vertcat(*jac_rows)
+    mu_X = ca.vertcat(*adjoints) if adjoints else ca.MX(0, 1)
+    hess = walked_hess(X, lam_f, lam_g[:n_w], mu_X)
+    for term in hess_terms:
+        hess = hess + term
+    functions = {
+        "grad_f": ca.Function("nlp_grad_f", [X, P], [f_X, grad_X], ["x", "p"], ["f", "grad_f_x"]),
+        "jac_g": ca.Function("nlp_jac_g", [X, P], [g_X, jac], ["x", "p"], ["g", "jac_g_x"]),
+        "hess_lag": ca.Function("nlp_hess_l", [X, P, lam_f, lam_g], [ca.triu(hess)],
+                                ["x", "p", "lam_f", "lam_g"], ["triu_hess_gamma_x_x"]),
+    }
+    return X, f_X, g_X, functions
