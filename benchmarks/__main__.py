@@ -57,6 +57,7 @@ def run_paper(repeats=REPEATS):
     for _ in range(repeats):
         for name, (model, scheme, n) in PAIRS.items():
             series_run(S("paper"), [("hand", name, n)])
+            series_run(S("paper"), [("hand", name, n, "same")])
             if name != "arm-rem-v":
                 series_run(S("paper"), [("library", model, scheme, n)])
 
@@ -70,6 +71,7 @@ def run(quick):
         series_run(S("scaling"), [("library", model, scheme, n) for n in ns])
     for name in HAND:
         series_run(S("hand_scaling"), [("hand", name, n) for n in ns])
+        series_run(S("hand_scaling"), [("hand", name, n, "same") for n in ns])
     for method, nfes in DAE.items():
         series_run(S("dae"), [("dae", method, n) for n in (nfes[:2] if quick else nfes)])
     for scheme in ("rem", "bem"):
@@ -93,7 +95,7 @@ def _lib():
 
 
 def _hand():
-    return _latest(load(S("hand_scaling")), lambda r: (r.get("name"), r.get("N")))
+    return _latest(load(S("hand_scaling")), lambda r: (r.get("name"), r.get("N"), r.get("options")))
 
 
 def exponent(ns, ts):
@@ -118,20 +120,30 @@ def table_side_by_side():
     rows = load(S("paper"))
     lines = ["| problem | N | library wall s | library CPU s | (build / translate / nlpsol / IPOPT s) | it "
              "| hand wall s | hand CPU s | it | unknowns lib / hand | ratio wall | ratio CPU | J library | J hand "
-             "| agreeing digits |",
-             "|---" * 15 + "|"]
+             "| agreeing digits | hand wall s, library's IPOPT options (it) | ratio wall |",
+             "|---" * 17 + "|"]
     for name, (model, scheme, n) in PAIRS.items():
         L = _best([r for r in rows if r.get("model") == model and r.get("scheme") == scheme and r.get("N") == n])
-        H = _best([r for r in rows if r.get("name") == name and r.get("N") == n])
+        H = _best([r for r in rows if r.get("name") == name and r.get("N") == n and not r.get("options")])
+        H2 = _best([r for r in rows if r.get("name") == name and r.get("N") == n and r.get("options")])
         if L is None or H is None:
             continue
-        lines.append(_pair_row(name, n, L, H))
+        same = " – | – |"
+        if H2 is not None and H2.get("status") in OK:
+            same = (f" {_f(H2['wall_s'], '{:.3f}')} ({H2.get('iterations')}) "
+                    f"| {_f(L['wall_s'] / H2['wall_s'], '{:.1f}')}× |")
+        lines.append(_pair_row(name, n, L, H) + same)
     # N >= 160 from the scaling series (one solve each)
     lib, hand = _lib(), _hand()
     for name, (model, scheme, _) in PAIRS.items():
         for n in NS:
-            if n >= 160 and (model, scheme, n) in lib and (name, n) in hand:
-                lines.append(_pair_row(name, n, lib[(model, scheme, n)], hand[(name, n)]))
+            if n >= 160 and (model, scheme, n) in lib and (name, n, None) in hand:
+                H2 = hand.get((name, n, "library"))
+                same = " – | – |"
+                if H2 is not None and H2.get("status") in OK:
+                    same = (f" {_f(H2['wall_s'], '{:.3f}')} ({H2.get('iterations')}) "
+                            f"| {_f(lib[(model, scheme, n)]['wall_s'] / H2['wall_s'], '{:.1f}')}× |")
+                lines.append(_pair_row(name, n, lib[(model, scheme, n)], hand[(name, n, None)]) + same)
     return "\n".join(lines)
 
 
@@ -167,15 +179,16 @@ def table_scaling():
                 f"| {_f(r.get('rss_peak_mb'), '{:.0f}')} ({_f(r.get('rss_base_mb'), '{:.0f}')}) "
                 f"| {_f(r.get('objective'), '{:.10g}')} |")
         fits.append((f"library {model} {scheme}", [r for r in pts if r.get("status") in OK]))
-    for name in HAND:
-        pts = [hand[(name, n)] for n in NS if (name, n) in hand]
+    for name, options in ((h, o) for h in HAND for o in (None, "library")):
+        pts = [hand[(name, n, options)] for n in NS if (name, n, options) in hand]
+        label = name if options is None else f"{name} (library's IPOPT options)"
         for r in pts:
             lines.append(
-                f"| hand {name} | {r['N']} | {r.get('status')} | {r.get('iterations')} | {_f(r.get('build_s'))} "
+                f"| hand {label} | {r['N']} | {r.get('status')} | {r.get('iterations')} | {_f(r.get('build_s'))} "
                 f"| – | {_f(r.get('nlpsol_s'))} | {_f(r.get('solve_s'))} | {_f(r.get('wall_s'))} "
                 f"| {_f(r.get('cpu_s'))} | {_f(r.get('rss_peak_mb'), '{:.0f}')} ({_f(r.get('rss_base_mb'), '{:.0f}')}) "
                 f"| {_f(r.get('objective'), '{:.10g}')} |")
-        fits.append((f"hand {name}", [r for r in pts if r.get("status") in OK]))
+        fits.append((f"hand {label}", [r for r in pts if r.get("status") in OK]))
     lines += ["", "Fitted exponents p in time ∝ N^p (log-log least squares over the converged points with N ≥ 40):",
               "", "| series | N range | p (total wall) | p (CPU) | p (build) | p (nlpsol) | p (IPOPT) |",
               "|---|---|---|---|---|---|---|"]
@@ -226,7 +239,7 @@ def _richardson():
     hand = _hand()
     best = None
     for name in ("arm-rem", "arm-rem-v"):
-        pts = [hand[(name, n)] for n in NS if (name, n) in hand and hand[(name, n)].get("status") in OK]
+        pts = [hand[(name, n, None)] for n in NS if (name, n, None) in hand and hand[(name, n, None)].get("status") in OK]
         if len(pts) >= 2 and (best is None or pts[-1]["N"] > best[2]):
             a, b = pts[-2], pts[-1]
             r = (b["N"] / a["N"]) ** 2

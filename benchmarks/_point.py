@@ -7,7 +7,8 @@ memory is its own.  Kinds:
 
 * ``library MODEL SCHEME N`` — ``module.build`` then ``casadi_ipopt`` (IPOPT
   ``max_wall_time`` = the time limit), phases from ``solver.timings``;
-* ``hand NAME N`` — :mod:`benchmarks.handwritten`;
+* ``hand NAME N [same]`` — :mod:`benchmarks.handwritten` (``same``: with the
+  library's IPOPT defaults, ``pyomo_mbdyn.solvers.ampl_driver.IPOPT_DEFAULTS``);
 * ``dae METHOD NFE`` — :mod:`benchmarks.dae_arm`;
 * ``chain SCHEME K`` — :mod:`benchmarks.chain`.
 """
@@ -80,7 +81,13 @@ def main(argv):
     elif kind == "hand":
         from benchmarks.handwritten import solve_handwritten
 
-        out = solve_handwritten(args[0], int(args[1]), timelimit=TIMELIMIT)
+        same = len(args) > 2 and args[2] == "same"  # with the library's IPOPT defaults
+        if same:
+            from pyomo_mbdyn.solvers.ampl_driver import IPOPT_DEFAULTS
+        out = solve_handwritten(args[0], int(args[1]), timelimit=TIMELIMIT,
+                                ipopt_options=IPOPT_DEFAULTS if same else None)
+        if same:
+            out["options"] = "library"
     elif kind == "dae":
         from benchmarks.dae_arm import solve_dae
 

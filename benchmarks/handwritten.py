@@ -401,8 +401,9 @@ PROBLEMS = {
 }
 
 
-def solve_handwritten(name, N=None, timelimit=120.0):
-    """Build and solve one hand-written NLP; wall and CPU seconds per phase."""
+def solve_handwritten(name, N=None, timelimit=120.0, ipopt_options=None):
+    """Build and solve one hand-written NLP; wall and CPU seconds per phase
+    (IPOPT's defaults, or with ``ipopt_options`` added)."""
     builder, N0, _, _ = PROBLEMS[name]
     N = N0 if N is None else N
     w0, c0 = time.perf_counter(), time.process_time()
@@ -410,6 +411,7 @@ def solve_handwritten(name, N=None, timelimit=120.0):
     w1, c1 = time.perf_counter(), time.process_time()
     opts = {"ipopt.tol": 1e-8, "ipopt.print_level": 0, "print_time": False,
             "ipopt.max_wall_time": float(timelimit)}
+    opts.update({f"ipopt.{k}": v for k, v in (ipopt_options or {}).items()})
     solver = ca.nlpsol("hand", "ipopt", nlp, opts)
     w2, c2 = time.perf_counter(), time.process_time()
     sol = solver(x0=x0, lbg=lbg, ubg=ubg)

@@ -41,7 +41,15 @@ import os
 import sys
 import time
 
-__all__ = ["main", "solve_nl", "IPOPT_RESULT_CODES"]
+__all__ = ["main", "solve_nl", "IPOPT_RESULT_CODES", "IPOPT_DEFAULTS"]
+
+#: IPOPT options both casadi_ipopt paths set unless the user does.  MUMPS's
+#: automatic fill-reducing ordering (7) picks an ordering that makes the KKT
+#: factorisations of the lifted schemes 3-4x slower than SCOTCH (3) and, on the
+#: three-link arm at N = 160, so inaccurate that IPOPT stalls (51 iterations,
+#: regularisation to 1e7) where SCOTCH converges in 8 (benchmarks/README.md,
+#: "Linear algebra").
+IPOPT_DEFAULTS = {"mumps_pivot_order": 3}
 
 #: Ipopt's ApplicationReturnStatus (as CasADi names it) → (solve_result_num,
 #: message), following ``AmplTNLP::finalize_solution`` of Ipopt 3.14.
@@ -159,7 +167,7 @@ def solve_nl(solver, stub, options):
     for name, value in options.items():
         solver_opts[name] = value
     if solver == "ipopt":
-        opts["ipopt"] = solver_opts
+        opts["ipopt"] = {**IPOPT_DEFAULTS, **solver_opts}
     else:
         opts["bonmin"] = solver_opts
         opts["discrete"] = [bool(d) for d in builder.discrete]

@@ -14,6 +14,9 @@ contract of Pyomo's ``ipopt`` plugin:
   ``name=value`` text (int, else float, else string) and an ``OF_`` prefix is
   dropped; an option IPOPT rejects raises ``ConfigurationError`` (a
   ``ValueError``);
+* defaults that differ from IPOPT's own: ``IPOPT_DEFAULTS``
+  (:mod:`pyomo_mbdyn.solvers.ampl_driver`; MUMPS ordered by SCOTCH), which
+  any option the user sets overrides;
 * ``solve(model, tee=True)`` prints the solver log (otherwise it is kept in
   memory and written to ``logfile=`` if given); ``timelimit=s`` sets IPOPT's
   ``max_wall_time`` (Bonmin's ``bonmin.time_limit``) unless the option is set;
@@ -79,7 +82,7 @@ from pyomo.solvers.plugins.solvers.direct_or_persistent_solver import DirectOrPe
 from pyomo.solvers.plugins.solvers.direct_solver import DirectSolver
 
 from ..errors import ConfigurationError, UnsupportedModelError
-from .ampl_driver import BONMIN_RESULT_CODES, IPOPT_RESULT_CODES, _convert
+from .ampl_driver import BONMIN_RESULT_CODES, IPOPT_DEFAULTS, IPOPT_RESULT_CODES, _convert
 from .selection import library_version
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
@@ -207,6 +210,8 @@ class _CasadiDirect(DirectSolver):
             options[name] = _convert(str(value)) if not isinstance(value, bool) else value
         if self._timelimit is not None and self.time_limit_option not in options:
             options[self.time_limit_option] = float(self._timelimit)
+        if self.backend == "ipopt":
+            options = {**IPOPT_DEFAULTS, **options}
         return options
 
     def _initial_multipliers(self, nlp):
