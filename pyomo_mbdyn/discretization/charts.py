@@ -19,13 +19,14 @@ from ..mechanics.linalg import as_array, shared_array
 from .common import compiled_function, numeric as _numeric, symbols
 from .jets import directional_derivatives
 
-__all__ = ["chart", "chart_velocity", "chart_basis", "chart_coordinates"]
+__all__ = ["chart", "chart_velocity", "chart_state", "chart_basis", "chart_coordinates"]
 
 
 def _compiled(system, rotation, name):
     """The CasADi function ``name`` of the chart of ``system`` (built on first use,
     cached per system: :func:`.common.compiled_function`):
-    ``'basis'``: θ ↦ (q(θ), P̃(θ)); ``'velocity'``: (θ, ṽ) ↦ (q, P̃ ṽ, (Ṗ ṽ) ṽ)."""
+    ``'basis'``: θ ↦ (q(θ), P̃(θ)); ``'velocity'``: (θ, ṽ) ↦ (q, P̃ ṽ, (Ṗ ṽ) ṽ);
+    ``'state'``: (θ, ṽ) ↦ (q, P̃ ṽ)."""
 
     def build():
         import casadi
@@ -37,6 +38,8 @@ def _compiled(system, rotation, name):
             return casadi.Function("chart_basis", [theta], [q, casadi.jacobian(q, theta)])
         vt = casadi.SX.sym("vt", system.n_velocities)
         v = casadi.jtimes(q, theta, vt)
+        if name == "state":
+            return casadi.Function("chart_state", [casadi.vertcat(theta, vt)], [q, v])
         return casadi.Function("chart_velocity", [theta, vt], [q, v, casadi.jtimes(v, theta, vt)])
 
     return compiled_function(system, ("chart", rotation, name), build)
@@ -62,6 +65,21 @@ def chart_velocity(system, theta, vt, rotation="exp"):
     if t is not None and w is not None and t.shape == w.shape == (system.n_velocities,):
         return tuple(x.ravel() for x in _evaluate(_compiled(system, rotation, "velocity"), t, w))
     return directional_derivatives(lambda t: chart(system, t, rotation), theta, vt)
+
+
+def chart_state(system, theta, vt, rotation="exp", share=True):
+    """``(q, v) = (q(θ), P̃(θ) ṽ)``.  On Pyomo expressions the compiled chart is
+    replayed (:func:`~pyomo_mbdyn.mechanics.replay.replay`: one Pyomo node per
+    CasADi instruction, values used twice as named Expressions unless
+    ``share=False``), several times cheaper to build than the jets of
+    :func:`chart_velocity`."""
+    from ..mechanics.replay import backend_of, replay
+
+    theta, vt = np.asarray(theta, dtype=object).ravel(), np.asarray(vt, dtype=object).ravel()
+    if system.n_velocities and backend_of(np.concatenate([theta, vt])) == "pyomo":
+        q, v = replay(_compiled(system, rotation, "state"), [np.concatenate([theta, vt])], share=share)
+        return q, v
+    return chart_velocity(system, theta, vt, rotation)[:2]
 
 
 def chart_basis(system, theta, rotation):

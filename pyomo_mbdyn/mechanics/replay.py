@@ -43,34 +43,57 @@ def _tables():
                     ca.OP_POW: lambda a, b: a**b, ca.OP_CONSTPOW: lambda a, b: a**b})
 
 
-def replay(fun, args):
+_PROGRAMS = {}
+
+
+def _program(fun):
+    """The instruction list of ``fun`` as Python tuples ``(op, output, inputs, constant)``
+    and the use count of every work value, read once per Function (each
+    ``instruction_*`` call crosses into C++)."""
+    import casadi as ca
+
+    entry = _PROGRAMS.get(id(fun))
+    if entry is not None and entry[0] is fun:
+        return entry[1], entry[2]
+    program, uses = [], {}
+    for k in range(fun.n_instructions()):
+        op = fun.instruction_id(k)
+        ins = fun.instruction_input(k)
+        const = float(fun.instruction_constant(k)) if op == ca.OP_CONST else None
+        program.append((op, fun.instruction_output(k), ins, const))
+        if op not in (ca.OP_CONST, ca.OP_INPUT):
+            for i in ins:
+                uses[i] = uses.get(i, 0) + 1
+    if len(_PROGRAMS) > 256:
+        _PROGRAMS.clear()
+    _PROGRAMS[id(fun)] = (fun, program, uses)  # the Function is kept, so its id stays valid
+    return program, uses
+
+
+def replay(fun, args, share=True):
     """Evaluate the SX function ``fun`` on arrays of Pyomo expressions (or numbers).
 
     Walks CasADi's instruction list; a work value used more than once is passed
     to :func:`~pyomo_mbdyn.mechanics.linalg.shared` (a named Expression while a
-    block is being built).
+    block is being built); with ``share=False`` it is reused as the same Python
+    object (a DAG: cheaper to build, walked once by the in-process translator,
+    but expanded into a tree by Pyomo's .nl writer).
     """
     import casadi as ca
 
     _tables()
-    n = fun.n_instructions()
-    uses = {}
-    for k in range(n):
-        if fun.instruction_id(k) not in (ca.OP_CONST, ca.OP_INPUT):
-            for i in fun.instruction_input(k):
-                uses[i] = uses.get(i, 0) + 1
+    program, uses = _program(fun)
     outputs = [np.zeros(fun.nnz_out(j), dtype=object) for j in range(fun.n_out())]
     work = {}
-    for k in range(n):
-        op, out = fun.instruction_id(k), fun.instruction_output(k)
-        ins = fun.instruction_input(k)
-        if op == ca.OP_CONST:
-            work[out[0]] = float(fun.instruction_constant(k))
+    CONST, INPUT, OUTPUT = ca.OP_CONST, ca.OP_INPUT, ca.OP_OUTPUT
+    for op, out, ins, const in program:
+        if op == CONST:
+            work[out[0]] = const
             continue
-        if op == ca.OP_INPUT:
+        if op == INPUT:
             work[out[0]] = args[ins[0]][ins[1]]
             continue
-        if op == ca.OP_OUTPUT:
+        if op == OUTPUT:
             outputs[out[0]][out[1]] = work[ins[0]]
             continue
         if op in _UNARY:
@@ -79,6 +102,6 @@ def replay(fun, args):
             value = _BINARY[op](work[ins[0]], work[ins[1]])
         else:
             raise NotImplementedError(f"CasADi operation {op} has no Pyomo counterpart here")
-        work[out[0]] = shared(value) if uses.get(out[0], 0) > 1 else value
+        work[out[0]] = shared(value) if share and uses.get(out[0], 0) > 1 else value
     return outputs
 

@@ -111,21 +111,10 @@ class DMOCCBlockData(_VariationalBlockData):
         else:
             self.w = pyo.Var(self.intervals, self.velocities, initialize=0.0)
 
-    def _replace_configurations(self, nodes):
-        """Node configuration variables → named expressions ``nodes[k]``."""
-        index = self._coordinate_index()
-        for name in self.system.bodies:
-            blk = self.body[name]
-            blk.del_component(blk.q)
-            blk.q = pyo.Expression(self.nodes, blk.coordinates)
-        for k, q_k in nodes.items():
-            for idx, (name, c) in enumerate(index):
-                self.body[name].q[k, c] = q_k[idx]
-
     def _absolute_configurations(self):
         """Replace the node configuration variables by q_k = F(θ_k, q_ref)."""
         rotation = self.rotation
-        self._replace_configurations({
+        self._replace_node_variables("q", {
             k: chart(self.system, np.array([self.theta[k, j] for j in self.velocities], dtype=object),
                      rotation) for k in self.nodes})
 
@@ -138,7 +127,7 @@ class DMOCCBlockData(_VariationalBlockData):
         for k in self.intervals:
             w = [self.w[k, j] for j in self.velocities]
             nodes[k + 1] = system.reparametrise(w, nodes[k], self.rotation)
-        self._replace_configurations(nodes)
+        self._replace_node_variables("q", nodes)
 
     def configuration_values(self):
         """As the base method; in the minimal form by the numeric recursion

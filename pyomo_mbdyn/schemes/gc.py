@@ -4,17 +4,27 @@ Thesis §2.5, Eq. (3.40)–(3.42), for systems with a minimal-coordinate map:
 here the chart ``q(θ) = F(θ, q_ref)`` of the absolute nodal reparametrisation
 (for chains of revolute joints from the ground, θ are the joint angles).
 Node variables ``theta[k, j]`` and ``vt[k, j]``; the redundant ``q``, ``v`` of
-every body follow from the chart (``body[b].chart``, ``body[b].chart_velocity``)
-so that diagnostics and boundary conditions read the same variables as in the
-other schemes.  The equations are those of
+every body follow from the chart, in two forms (option ``configurations``):
+
+* ``"chart"`` (default): ``body[b].q`` and ``body[b].v`` are named Expressions
+  ``q(θ_k)``, ``v(θ_k, ṽ_k)``; the NLP carries only θ, ṽ, ν and u — the size
+  of the thesis's formulations and of a collocation in joint angles (the arm:
+  12 unknowns per step against 81 in the lifted form);
+* ``"lifted"``: ``q``, ``v`` are variables tied to the chart by
+  ``body[b].chart`` and ``body[b].chart_velocity`` (as the other schemes'
+  node variables, e.g. to impose conditions on them).
+
+Both give the same trajectory.  The equations are those of
 :func:`~pyomo_mbdyn.discretization.gc_residuals`; neither energy nor
 momentum consistent.
 """
 
 import numpy as np
 import pyomo.environ as pyo
+from pyomo.common.config import ConfigValue, In
 
-from ..discretization import chart_coordinates, chart_velocity, gc_residuals
+from ..discretization import chart_coordinates, gc_residuals
+from ..discretization.charts import chart_state
 from .base import MultibodyBlockData, declare_rotation, declare_scheme_block, multibody_config
 
 __all__ = ["GCBlock"]
@@ -26,6 +36,10 @@ class GCBlockData(MultibodyBlockData):
 
     scheme = "gc"
     CONFIG = declare_rotation(multibody_config())
+    CONFIG.declare("configurations", ConfigValue(
+        default="chart", domain=In(["chart", "lifted"]),
+        description="Node configurations and velocities as Expressions of the chart coordinates "
+                    "(\"chart\") or as variables with chart equations (\"lifted\")."))
 
     def _add_scheme_variables(self):
         self.theta = pyo.Var(self.nodes, self.velocities, initialize=0.0)
@@ -43,14 +57,20 @@ class GCBlockData(MultibodyBlockData):
             "step", self.intervals,
             lambda i: (self._theta(i), self._vt(i), self._theta(i + 1), self._vt(i + 1), self.u_array(i),
                        self.nu_array(i)),
-            lambda th0, vt0, th1, vt1, u, nu: gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation, nu=nu))
+            lambda th0, vt0, th1, vt1, u, nu: gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation, nu=nu),
+            replayed=True)
         for group in ("kinematics", "momentum_balance", "joint_rates"):
             self._add_velocity_equations(group, residuals)
+        if self.configurations == "chart":
+            # node values for results and user conditions; not part of the scheme's equations
+            nodes = {k: chart_state(system, self._theta(k), self._vt(k), rotation, share=False) for k in self.nodes}
+            self._replace_node_variables("q", {k: q for k, (q, _) in nodes.items()})
+            self._replace_node_variables("v", {k: v for k, (_, v) in nodes.items()})
+            return
         steps = pyo.RangeSet(1, self.config.steps)
 
         def chart_residuals(theta, vt, q, v):
-            q_chart, v_chart, _ = chart_velocity(system, np.array(theta, dtype=object),
-                                                 np.array(vt, dtype=object), rotation)
+            q_chart, v_chart = chart_state(system, theta, vt, rotation)
             return {"chart": np.asarray(q, dtype=object) - q_chart, "chart_velocity": np.asarray(v, dtype=object) - v_chart}
 
         chart_residuals = self._residuals(

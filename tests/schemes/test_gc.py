@@ -1,6 +1,8 @@
 """GC: the midpoint rule in generalised coordinates (thesis §2.5), the baseline."""
 
 import numpy as np
+import pyomo.environ as pyo
+import pytest
 
 import pyomo_mbdyn  # noqa: F401
 from pyomo_mbdyn.diagnostics import trajectory_table
@@ -43,7 +45,8 @@ def test_gc_is_not_energy_consistent_where_the_bem_is():
     assert drift["bem", 0.025] < 1e-11 and drift["bem", 0.0125] < 1e-11
 
 
-def test_block_solved_by_ipopt_equals_the_stepper():
+@pytest.mark.parametrize("configurations", ["chart", "lifted"])
+def test_block_solved_by_ipopt_equals_the_stepper_in_both_forms(configurations):
     system = double_pendulum()
     system.actuate("elbow")
     system.add_friction("shoulder", 0.5)
@@ -53,7 +56,37 @@ def test_block_solved_by_ipopt_equals_the_stepper():
     reference = simulate(system, q0, v0, h, steps, U, scheme="gc")
     guess = simulate(system, q0, v0, h, steps, U, scheme="bem")
     assert np.abs(guess.q - reference.q).max() > 1e-4
-    _, q, v, u, nu = solve_block("gc", system, q0, v0, steps, h, U, guess)
+    _, q, v, u, nu = solve_block("gc", system, q0, v0, steps, h, U, guess, configurations=configurations)
     assert np.abs(q - reference.q).max() < 1e-10
     assert np.abs(v - reference.v).max() < 1e-10
     assert np.abs(nu - reference.nu).max() < 1e-10
+
+
+def test_chart_form_carries_only_chart_unknowns_and_solves_the_arm_as_the_lifted_form():
+    """The arm OCP (N = 20) in both forms: the same optimum and trajectory; the
+    chart form's NLP has θ, ṽ at nodes 1..N and ν, u per interval only."""
+    from pyomo_mbdyn.models import three_link_arm
+    from pyomo_mbdyn.schemes import scheme_block as block
+    import pyomo_mbdyn.schemes as schemes
+
+    results = {}
+    for form in ("chart", "lifted"):
+        schemes.scheme_block = lambda name, **kw: block(name, configurations=form, **kw)
+        try:
+            m = three_link_arm.build("gc", steps=20)
+        finally:
+            schemes.scheme_block = block
+        assert m.dyn.configurations == form
+        opt = pyo.SolverFactory("casadi_ipopt")
+        opt.options["tol"] = 1e-10
+        assert str(opt.solve(m).solver.termination_condition) == "optimal"
+        results[form] = (pyo.value(m.problem.objective if hasattr(m.problem, "objective") else
+                                   next(m.component_data_objects(pyo.Objective))), m.dyn.trajectory(),
+                         opt._nlp.n_var)
+    (J_chart, tr_chart, n_chart), (J_lifted, tr_lifted, n_lifted) = results["chart"], results["lifted"]
+    assert J_chart == pytest.approx(J_lifted, rel=1e-10)
+    for name in ("q", "v", "u", "nu"):
+        np.testing.assert_allclose(getattr(tr_chart, name), getattr(tr_lifted, name), atol=1e-8)
+    dof, n_act, N = 3, 3, 20
+    assert n_chart <= N * (2 * dof) + N * (dof + n_act)  # θ_N fixed by the final condition
+    assert n_lifted > 5 * n_chart
