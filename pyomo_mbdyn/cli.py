@@ -10,8 +10,8 @@ build_seconds, solve_seconds, constraint_residual`` and, where they apply,
 With ``--steps N`` above ``2 × REFINE_FROM`` (:data:`pyomo_mbdyn.ocp.solve.REFINE_FROM`,
 80; ``--coarsest`` changes it) a model whose ``build(scheme, steps=...)`` returns a
 direct optimal-control scheme block ``dyn`` is solved by grid refinement
-(:func:`pyomo_mbdyn.ocp.solve_refined`: N/8, N/4, N/2, N, each grid started from the
-one before); each stage is printed as it ends, and the result carries them as
+(:func:`pyomo_mbdyn.ocp.solve_refined`: e.g. N = 80, then 640 started from its
+solution); each stage is printed as it ends, and the result carries them as
 ``stages`` (``iterations``, ``build_seconds``, ``solve_seconds`` and ``solver_seconds``
 are then the sums over the stages).  ``--no-refine`` solves the N-step model directly.
 """

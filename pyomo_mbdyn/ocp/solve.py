@@ -33,8 +33,10 @@ IPOPT_OPTIONS = {"mumps_pivtol": 1e-4}
 
 #: IPOPT options of the refined stages of :func:`solve_refined`: the starting
 #: multipliers are IPOPT's least-squares estimate at the refined guess, which lies
-#: within O(h²) of the solution, instead of zero (IPOPT discards estimates above
-#: ``constr_mult_init_max``, by default 1e3; the optimal multipliers reach 1e9).
+#: near the solution, instead of zero (IPOPT discards estimates above
+#: ``constr_mult_init_max``, by default 1e3; the arm's optimal multipliers reach 1e9).
+#: Measured: the arm's REM from N = 80 to 640 in 2 iterations instead of 3; no
+#: change for the crane, or for the arm's BEM from N/2.
 REFINED_STAGE_OPTIONS = {"constr_mult_init_max": 1e20}
 
 #: the solvers the option tables above are meant for (IPOPT built with MUMPS)
@@ -150,36 +152,42 @@ def refinable(model):
     return True
 
 
-def refinement_grids(steps, coarsest=REFINE_FROM, ratio=2):
-    """The grids of :func:`solve_refined`, coarsest first: ``steps`` divided by
-    ``ratio`` while the quotient is an integer not below ``coarsest``.
+def refinement_grids(steps, coarsest=REFINE_FROM, ratio=8):
+    """The grids of :func:`solve_refined`, coarsest first: from ``steps`` down, each
+    grid the one after it divided by the largest integer k ≤ ``ratio`` that leaves
+    an integer grid of at least ``coarsest`` steps, as long as there is one.
 
-    >>> refinement_grids(640), refinement_grids(640, ratio=8), refinement_grids(100)
-    ([80, 160, 320, 640], [80, 640], [100])
+    >>> refinement_grids(640), refinement_grids(480), refinement_grids(640, ratio=2)
+    ([80, 640], [80, 480], [80, 160, 320, 640])
+    >>> refinement_grids(150), refinement_grids(161)
+    ([150], [161])
     """
     grids = [int(steps)]
-    while grids[-1] % ratio == 0 and grids[-1] // ratio >= coarsest:
-        grids.append(grids[-1] // ratio)
-    return grids[::-1]
+    while True:
+        n = grids[-1]
+        k = next((k for k in range(int(ratio), 1, -1) if n % k == 0 and n // k >= coarsest), None)
+        if k is None:
+            return grids[::-1]
+        grids.append(n // k)
 
 
 def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None, tee=False,
-                  accept=SUCCESS, ratio=2, report=None):
+                  accept=SUCCESS, ratio=8, report=None):
     """Solve ``build(steps)`` by grid refinement; return ``(model, results)``.
 
     ``build(n)`` returns a model with a scheme block ``dyn`` on ``n`` steps
     and its own guess (e.g. ``lambda n: three_link_arm.build("rem", steps=n)``).
-    The grids are :func:`refinement_grids` (``steps`` divided by ``ratio`` while
-    the quotient is an integer ≥ ``coarsest``: 80, 160, 320, 640 for 640); the
-    coarsest model is solved from its own guess, and every finer one from the
-    solution before it, interpolated by
-    :func:`~pyomo_mbdyn.ocp.guess.refined_trajectory` (within O(h²) of the
-    finer solution), with IPOPT's least-squares multipliers at that guess as
-    starting multipliers (:data:`REFINED_STAGE_OPTIONS`, for ``casadi_ipopt``
-    and ``casadi_ipopt_nl``, unless ``options`` set them).  With
-    ``steps < 2·coarsest`` this is :func:`solve` on ``build(steps)``.  A stage
-    that fails raises :class:`SolveFailedError` as :func:`solve` does, naming
-    the stage.
+    The grids are :func:`refinement_grids` (each at most ``ratio`` times finer
+    than the one before, none below ``coarsest``: 80 and 640 for 640; with
+    ``ratio=2``: 80, 160, 320, 640); the coarsest model is solved from its own
+    guess, and every finer one from the solution before it, interpolated by
+    :func:`~pyomo_mbdyn.ocp.guess.refined_trajectory` (within O(H²) of the
+    finer solution, H the coarse step), with IPOPT's least-squares multipliers
+    at that guess as starting multipliers (:data:`REFINED_STAGE_OPTIONS`, for
+    ``casadi_ipopt`` and ``casadi_ipopt_nl``, unless ``options`` set them).
+    Without a coarser grid (``steps < 2·coarsest``, or no divisor) this is
+    :func:`solve` on ``build(steps)``.  A stage that fails raises
+    :class:`SolveFailedError` as :func:`solve` does, naming the stage.
 
     ``report``, if given, is called after each solved stage with a dict
     ``{"steps", "start" ("guess": the model's own; "refined": from the stage
@@ -189,8 +197,10 @@ def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None,
 
     Why: from the interpolated guess the first Newton step of the lifted
     schemes is large (the guess costs twice the optimum, and IPOPT starts from
-    zero multipliers); from the refined guess with least-squares multipliers
-    the arm's REM and BEM converge in 2–4 iterations per stage up to N = 640
+    zero multipliers); at N = 640 the arm's REM then needs inertia corrections
+    and stalls, while from the N = 80 solution both REM and BEM converge in 2–3
+    iterations.  One large refinement is cheaper than a ladder of halvings:
+    CasADi's derivative set-up, not IPOPT, dominates each stage's time
     (benchmarks/README.md, "Convergence at scale").
     """
     import time

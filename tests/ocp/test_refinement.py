@@ -25,22 +25,22 @@ def _objective(model):
 def test_refinement_grids_divide_down_to_the_coarsest(steps, coarsest, ratio):
     grids = refinement_grids(steps, coarsest, ratio)
     assert grids[-1] == steps
-    assert all(b == ratio * a for a, b in zip(grids, grids[1:]))
+    assert all(b % a == 0 and 2 <= b // a <= ratio for a, b in zip(grids, grids[1:]))
     assert len(grids) == 1 or grids[0] >= coarsest
     # the coarsest grid cannot be divided once more without going below ``coarsest``
-    assert grids[0] % ratio or grids[0] // ratio < coarsest
+    assert not any(grids[0] % k == 0 and grids[0] // k >= coarsest for k in range(2, ratio + 1))
 
 
 @pytest.fixture(scope="module")
 def crane_refined():
     stages = []
     model, results = solve_refined(lambda n: crane.build("bem", steps=n), 160, coarsest=40,
-                                   solver="casadi_ipopt", report=stages.append)
+                                   ratio=2, solver="casadi_ipopt", report=stages.append)
     return model, results, stages
 
 
 def test_refined_crane_reaches_the_direct_optimum(crane_refined):
-    """N = 160 from N = 40 (two refinements) ends where the direct solve from the
+    """N = 160 from N = 40 (two halvings) ends where the direct solve from the
     interpolated guess ends (J = 83 256.67686…, benchmarks/README.md)."""
     model, results, stages = crane_refined
     direct = crane.build("bem", steps=160)
@@ -64,8 +64,8 @@ def test_refinement_stages_are_reported_in_order(crane_refined):
 
 
 def test_refined_stages_start_near_the_solution():
-    """From the refined guess with least-squares multipliers a stage needs few
-    iterations (crane BEM 80 → 160: 4 to 5; from the interpolated guess 6)."""
+    """From the refined guess a stage needs few iterations (crane REM 80 → 160: 4;
+    from the interpolated guess at N = 160: 6)."""
     stages = []
     solve_refined(lambda n: crane.build("rem", steps=n), 160, coarsest=80,
                   solver="casadi_ipopt", report=stages.append)
@@ -99,23 +99,27 @@ def test_models_that_can_be_refined():
 
 
 def test_run_prints_the_refinement_stages(capsys):
+    """Above 2 × coarsest steps ``run`` refines: N = 40, then 160 (4 × 40), one line each."""
     assert main(["run", "crane", "--steps", "160", "--coarsest", "40"]) == 0
     out = capsys.readouterr().out.splitlines()
     stages = [line for line in out if line.startswith("stage N = ")]
-    assert [line.split()[3].rstrip(":") for line in stages] == ["40", "80", "160"]
+    assert [line.split()[3].rstrip(":") for line in stages] == ["40", "160"]
     assert "from the model's guess" in stages[0] and "from the grid before" in stages[1]
     assert any(line.split()[:2] == ["steps", "160"] for line in out)
+    assert any(line.split()[:2] == ["stages", "2"] for line in out)
 
 
 def test_run_json_carries_the_stages(capsys):
-    assert main(["run", "crane", "--scheme", "rem", "--steps", "160", "--coarsest", "40",
+    assert main(["run", "crane", "--scheme", "rem", "--steps", "240", "--coarsest", "40",
                  "--json"]) == 0
     result = json.loads(capsys.readouterr().out)  # exactly one object
-    assert [s["steps"] for s in result["stages"]] == [40, 80, 160]
-    assert result["steps"] == 160 and result["status"] == "optimal"
+    assert [s["steps"] for s in result["stages"]] == [40, 240]
+    assert result["steps"] == 240 and result["status"] == "optimal"
     assert result["iterations"] == sum(s["iterations"] for s in result["stages"])
     assert result["objective"] == pytest.approx(result["stages"][-1]["objective"])
-    assert result["objective"] == pytest.approx(83256.67686, rel=1e-9)
+    direct = crane.build("rem", steps=240)
+    solve(direct, "casadi_ipopt")
+    assert result["objective"] == pytest.approx(_objective(direct), rel=1e-9)
 
 
 def test_run_without_refinement_has_no_stages(capsys):
