@@ -12,7 +12,7 @@ stores in benchmarks/README.md) the table of the stored points.  Starts:
 * ``guess`` — :func:`pyomo_mbdyn.ocp.solve` on ``build(scheme, steps=N)`` from
   the model's interpolated guess;
 * ``refined`` — :func:`pyomo_mbdyn.ocp.solve_refined` from N = 80 (``pyomo-mbdyn
-  run`` does this above N = 160), one row per stage; ``refined8``: the same with
+  run`` does this from N = 160), one row per stage; ``refined8``: the same with
   ``ratio=8`` (N = 80, then 640).
 
 ``variant`` overrides the library's IPOPT options to show what each one does:
@@ -46,7 +46,9 @@ POINTS = ([("crane", scheme, n, start, "") for scheme in ("bem", "rem") for n in
           + [("arm", "bem", 320, "refined", "zero-mult"), ("arm", "rem", 320, "guess", "old-pivtol"),
              ("arm", "rem", 160, "guess", "old-pivtol"),
              ("arm", "rem", 640, "refined8", ""), ("arm", "bem", 640, "refined8", ""),
-             ("arm", "rem", 640, "refined8", "zero-mult")])
+             ("arm", "rem", 640, "refined8", "zero-mult")]
+          + [("crane", scheme, 640, "refined8", "") for scheme in ("bem", "rem")]
+          + [("arm", scheme, 320, "refined8", "") for scheme in ("rem", "bem")])
 
 
 def label(point):
@@ -128,8 +130,11 @@ def _stored():
 
 
 def table():
-    lines = ["| model | scheme | N | start | status | iterations | s (build + solve) | J |",
-             "|---|---|---|---|---|---|---|---|"]
+    """One row per stored point: stages' iterations joined by '+', seconds summed over stages."""
+    starts = {"guess": "guess", "refined": "refined ×2", "refined8": "refined ≤×8"}
+    lines = ["| model | scheme | N | start | grids | status | iterations | s (all stages) "
+             "| IPOPT s (last stage) | J |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     stored = _stored()
     for point in POINTS:
         rec = stored.get(label(point))
@@ -137,25 +142,22 @@ def table():
             continue
         model, scheme, n, start, variant = point
         rows = rec["rows"]
-        what = start + (f", {variant}" if variant else "")
-        for row in rows:
-            coarse = "N/8" if start == "refined8" else "N/2"
-            stage = "" if start == "guess" else \
-                f" (stage from {'guess' if row.get('start') == 'guess' else coarse})"
-            secs = ("" if "build_seconds" not in row else
-                    f"{row['build_seconds'] + row['solve_seconds']:.1f} (IPOPT {row['solver_seconds']:.1f})"
-                    if row.get("solver_seconds") is not None else "")
-            J = "" if row.get("objective") is None else f"{row['objective']:.5f}"
-            iterations = row.get("iterations")
-            if iterations is None:  # a failed solve: the count is in the message
-                found = re.search(r"after (\d+) iterations", row.get("error", ""))
-                iterations = f"{found.group(1)} (stopped)" if found else ""
-            lines.append(f"| {model} | {scheme} | {row.get('steps', n)} | {what}{stage} | "
-                         f"{row['status']} | {iterations} | {secs} | {J} |")
-        if start.startswith("refined") and len(rows) > 1 and all("build_seconds" in r for r in rows):
-            total = sum(r["build_seconds"] + r["solve_seconds"] for r in rows)
-            lines.append(f"| {model} | {scheme} | {n} | {what}: all stages | {rows[-1]['status']} | "
-                         f"{sum(r.get('iterations') or 0 for r in rows)} | {total:.1f} | |")
+        what = starts[start] + (f", {variant}" if variant else "")
+        last = rows[-1]
+        iterations = [str(r.get("iterations")) for r in rows if r.get("iterations") is not None]
+        if last.get("iterations") is None:  # a failed solve: the count is in the message
+            found = re.search(r"after (\d+) iterations", last.get("error", ""))
+            iterations.append(f"{found.group(1) if found else '?'} (stopped)")
+            ipopt = (last.get("timings") or {}).get("solve")
+            secs = f"{rec['process_seconds']:.0f} (process)"
+        else:
+            ipopt = last.get("solver_seconds")
+            secs = f"{sum(r['build_seconds'] + r['solve_seconds'] for r in rows):.1f}"
+        grids = ", ".join(str(r["steps"]) for r in rows)
+        J = "" if last.get("objective") is None else f"{last['objective']:.5f}"
+        lines.append(f"| {model} | {scheme} | {n} | {what} | {grids} | {last['status']} | "
+                     f"{' + '.join(iterations)} | {secs} | "
+                     f"{'' if ipopt is None else f'{ipopt:.1f}'} | {J} |")
     return "\n".join(lines)
 
 

@@ -7,7 +7,7 @@ solver, status, objective, n_variables, n_constraints, iterations,
 build_seconds, solve_seconds, constraint_residual`` and, where they apply,
 ``energy_balance_error, momentum_error, hamiltonian_drift``.
 
-With ``--steps N`` above ``2 × REFINE_FROM`` (:data:`pyomo_mbdyn.ocp.solve.REFINE_FROM`,
+With ``--steps N`` of at least ``2 × REFINE_FROM`` (:data:`pyomo_mbdyn.ocp.solve.REFINE_FROM`,
 80; ``--coarsest`` changes it) a model whose ``build(scheme, steps=...)`` returns a
 direct optimal-control scheme block ``dyn`` is solved by grid refinement
 (:func:`pyomo_mbdyn.ocp.solve_refined`: e.g. N = 80, then 640 started from its
@@ -96,7 +96,7 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarse
                 refine=True, report=None):
     """As :func:`run_model`, returning ``(result dictionary, solved Pyomo model)``.
 
-    With ``refine`` (default) a model with more than ``2 × coarsest`` steps
+    With ``refine`` (default) a model with at least ``2 × coarsest`` steps
     (default :data:`~pyomo_mbdyn.ocp.solve.REFINE_FROM`) is solved by
     :func:`~pyomo_mbdyn.ocp.solve_refined` when it can be (see the module
     docstring); ``report(stage)`` is called after each stage, and the result
@@ -255,7 +255,7 @@ def build_parser():
     run.add_argument("--steps", type=int, default=None, help="number of time steps N")
     run.add_argument("--solver", default=None, help="solver name (default: get_solver())")
     run.add_argument("--coarsest", type=int, default=None, metavar="N",
-                     help="coarsest grid of the grid refinement used above 2N steps "
+                     help="coarsest grid of the grid refinement used from 2N steps "
                           "(default: pyomo_mbdyn.ocp.solve.REFINE_FROM = 80)")
     run.add_argument("--no-refine", action="store_true",
                      help="solve on the requested grid directly, without grid refinement")

@@ -25,8 +25,8 @@ REFINE_FROM = 80
 #: IPOPT options :func:`solve` adds for the IPOPT plugins shipped with the library
 #: (``casadi_ipopt``, ``casadi_ipopt_nl``: IPOPT with MUMPS) unless the caller sets
 #: them.  MUMPS's pivot tolerance 1e-4 instead of IPOPT's 1e-6: the lifted schemes'
-#: KKT matrices are badly scaled (multipliers of the kinematic rows grow like 1/h, to
-#: 1e9 at N = 640), and with the looser pivoting MUMPS's factors are too inaccurate
+#: KKT matrices are badly scaled (the arm's multipliers of the kinematic rows grow
+#: like 1/h: 3.5e7 at N = 40), and with the looser pivoting MUMPS's factors are too inaccurate
 #: for the inertia test — IPOPT then adds regularisations of 1e7–1e10 and stalls
 #: (the three-link arm's REM at N ≥ 160; benchmarks/README.md, "Convergence at scale").
 IPOPT_OPTIONS = {"mumps_pivtol": 1e-4}
@@ -34,7 +34,7 @@ IPOPT_OPTIONS = {"mumps_pivtol": 1e-4}
 #: IPOPT options of the refined stages of :func:`solve_refined`: the starting
 #: multipliers are IPOPT's least-squares estimate at the refined guess, which lies
 #: near the solution, instead of zero (IPOPT discards estimates above
-#: ``constr_mult_init_max``, by default 1e3; the arm's optimal multipliers reach 1e9).
+#: ``constr_mult_init_max``, by default 1e3; the arm's optimal multipliers exceed 1e7).
 #: Measured: the arm's REM from N = 80 to 640 in 2 iterations instead of 3; no
 #: change for the crane, or for the arm's BEM from N/2.
 REFINED_STAGE_OPTIONS = {"constr_mult_init_max": 1e20}
