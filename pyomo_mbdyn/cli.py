@@ -6,10 +6,19 @@ or with ``--json`` as one JSON object with the keys ``model, scheme, steps,
 solver, status, objective, n_variables, n_constraints, iterations,
 build_seconds, solve_seconds, constraint_residual`` and, where they apply,
 ``energy_balance_error, momentum_error, hamiltonian_drift``.
+
+With ``--steps N`` of at least ``2 × REFINE_FROM`` (:data:`pyomo_mbdyn.ocp.solve.REFINE_FROM`,
+80; ``--coarsest`` changes it) a model whose ``build(scheme, steps=...)`` returns a
+direct optimal-control scheme block ``dyn`` is solved by grid refinement
+(:func:`pyomo_mbdyn.ocp.solve_refined`: e.g. N = 80, then 640 started from its
+solution); each stage is printed as it ends, and the result carries them as
+``stages`` (``iterations``, ``build_seconds``, ``solve_seconds`` and ``solver_seconds``
+are then the sums over the stages).  ``--no-refine`` solves the N-step model directly.
 """
 
 import argparse
 import importlib
+import inspect
 import json
 import sys
 import time
@@ -47,23 +56,58 @@ def _count(model, ctype):
                if not (ctype is pyo.Var and c.fixed))
 
 
-def run_model(name, scheme=None, steps=None, solver=None, options=None):
+def run_model(name, scheme=None, steps=None, solver=None, options=None, **refinement):
     """Build, solve and evaluate a model; return the result dictionary.
 
     ``options``: further keywords of the model's ``build`` (e.g.
-    ``{"configurations": "lifted"}`` for the satellite)."""
-    return solve_model(name, scheme, steps, solver, options)[0]
+    ``{"configurations": "lifted"}`` for the satellite); ``refinement``: the
+    keywords ``coarsest``, ``refine`` and ``report`` of :func:`solve_model`."""
+    return solve_model(name, scheme, steps, solver, options, **refinement)[0]
 
 
-def solve_model(name, scheme=None, steps=None, solver=None, options=None):
-    """As :func:`run_model`, returning ``(result dictionary, solved Pyomo model)``."""
+def _refined_build(module, kwds, coarsest):
+    """``(build(n), grids, coarsest model)`` when the model is to be solved by grid refinement, else None.
+
+    Refinement applies when the grids have at least two stages, the model does not
+    bring its own ``solve``, its ``build`` takes ``scheme`` and ``steps``, and the
+    coarsest model is :func:`~pyomo_mbdyn.ocp.solve.refinable`."""
+    from .ocp.solve import refinable, refinement_grids
+
+    steps = kwds.get("steps")
+    if steps is None or not coarsest or hasattr(module, "solve"):
+        return None
+    grids = refinement_grids(steps, coarsest)
+    params = inspect.signature(module.build).parameters
+    if len(grids) < 2 or "steps" not in params or "scheme" not in params:
+        return None
+    first = module.build(**{**kwds, "steps": grids[0]})
+    if not refinable(first):
+        return None
+    built = {grids[0]: first}
+
+    def build(n):
+        model = built.pop(n, None)
+        return model if model is not None else module.build(**{**kwds, "steps": n})
+
+    return build, grids, first
+
+
+def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarsest=None,
+                refine=True, report=None):
+    """As :func:`run_model`, returning ``(result dictionary, solved Pyomo model)``.
+
+    With ``refine`` (default) a model with at least ``2 × coarsest`` steps
+    (default :data:`~pyomo_mbdyn.ocp.solve.REFINE_FROM`) is solved by
+    :func:`~pyomo_mbdyn.ocp.solve_refined` when it can be (see the module
+    docstring); ``report(stage)`` is called after each stage, and the result
+    holds the stages as ``stages``."""
     import numpy as np
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.models import MODELS
 
     from .errors import ConfigurationError
-    from .ocp.solve import solve
+    from .ocp.solve import REFINE_FROM, solve, solve_refined
     from .solvers import get_solver
 
     if name not in MODELS:
@@ -74,15 +118,36 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None):
         kwds["scheme"] = scheme
     if steps is not None:
         kwds["steps"] = steps
+    coarsest = REFINE_FROM if coarsest is None else int(coarsest)
     t0 = time.perf_counter()
-    model = module.build(**kwds)
-    build_seconds = time.perf_counter() - t0
-    opt = get_solver(solver, model=model)
-    t0 = time.perf_counter()
-    # a model may bring its own solve (e.g. a warm restart); both raise
-    # SolveFailedError with the solver's status and advice unless they succeed
-    results = getattr(module, "solve", solve)(model, opt)
-    solve_seconds = time.perf_counter() - t0
+    refined = _refined_build(module, kwds, coarsest) if refine else None
+    first_build = time.perf_counter() - t0  # the coarsest model's (also when not refinable)
+    stages = []
+    if refined is not None:
+        build, grids, first = refined
+
+        def collect(stage):
+            if not stages:
+                stage["build_seconds"] += first_build
+            stages.append(stage)
+            if report is not None:
+                report(stage)
+
+        opt = get_solver(solver, model=first)
+        model, results = solve_refined(build, grids[-1], coarsest=grids[0], solver=opt,
+                                       report=collect)
+        build_seconds = sum(st["build_seconds"] for st in stages)
+        solve_seconds = sum(st["solve_seconds"] for st in stages)
+    else:
+        t0 = time.perf_counter()
+        model = module.build(**kwds)
+        build_seconds = time.perf_counter() - t0
+        opt = get_solver(solver, model=model)
+        t0 = time.perf_counter()
+        # a model may bring its own solve (e.g. a warm restart); both raise
+        # SolveFailedError with the solver's status and advice unless they succeed
+        results = getattr(module, "solve", solve)(model, opt)
+        solve_seconds = time.perf_counter() - t0
     dyn = model.dyn
     table = dyn.diagnostics()
     energy = table["E"].to_numpy()
@@ -102,16 +167,20 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None):
         "objective": objective,
         "n_variables": _count(model, pyo.Var),
         "n_constraints": _count(model, pyo.Constraint),
-        "iterations": getattr(results.solver, "iterations", None),
+        "iterations": (sum(st["iterations"] or 0 for st in stages) if stages
+                       else getattr(results.solver, "iterations", None)),
         "build_seconds": build_seconds,
         "solve_seconds": solve_seconds,
         # the solver's own time (for casadi_*: IPOPT/Bonmin without .nl writing and import)
-        "solver_seconds": getattr(results.solver, "wallclock_time", None),
+        "solver_seconds": (sum(st["solver_seconds"] or 0.0 for st in stages) if stages
+                           else getattr(results.solver, "wallclock_time", None)),
         "constraint_residual": float(table["constraint_residual"].max()),
         "energy_balance_error": (float((energy.max() - energy.min()) / scale_E)
                                  if getattr(module, "ENERGY_BALANCE", True) else None),
         "momentum_error": float(np.abs(L - L[0]).max()) if L is not None else None,
     }
+    if stages:
+        result["stages"] = stages
     # a model may add or override fields (e.g. ``hamiltonian_drift`` of DNCO models)
     evaluate = getattr(module, "evaluate", None)
     if evaluate is not None:
@@ -119,15 +188,35 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None):
     return result, model
 
 
+def _stage_line(stage):
+    objective = "" if stage["objective"] is None else f", J = {stage['objective']:.12g}"
+    start = "the model's guess" if stage["start"] == "guess" else "the grid before"
+    return (f"stage N = {stage['steps']} from {start}: {stage['status']}, "
+            f"{stage['iterations']} iterations, {stage['build_seconds']:.1f} s build, "
+            f"{stage['solve_seconds']:.1f} s solve{objective}")
+
+
 def _cmd_run(args):
     from .errors import SolveFailedError
 
+    stages = []
+
+    def report(stage):
+        stages.append(stage)
+        if not args.json:  # --json prints exactly one object: the stages are in it
+            print(_stage_line(stage), flush=True)
+
     try:
-        result, model = solve_model(args.model, args.scheme, args.steps, args.solver)
+        result, model = solve_model(args.model, args.scheme, args.steps, args.solver,
+                                    coarsest=args.coarsest, refine=not args.no_refine,
+                                    report=report)
     except SolveFailedError as err:
         if args.json:
-            print(json.dumps({"model": args.model, "scheme": args.scheme, "steps": args.steps,
-                              "solver": args.solver, "status": err.status, "error": str(err)}))
+            failed = {"model": args.model, "scheme": args.scheme, "steps": args.steps,
+                      "solver": args.solver, "status": err.status, "error": str(err)}
+            if stages:
+                failed["stages"] = stages
+            print(json.dumps(failed))
         print(f"pyomo-mbdyn: {args.model}: {err}", file=sys.stderr)
         return 1
     figures = []
@@ -142,6 +231,8 @@ def _cmd_run(args):
     else:
         width = max(len(k) for k in result)
         for key, value in result.items():
+            if key == "stages":  # printed above, one line each
+                value = len(value)
             print(f"{key:<{width}}  {value}")
         for path in figures:
             print(f"{'figure':<{width}}  {path}")
@@ -163,6 +254,11 @@ def build_parser():
     run.add_argument("--scheme", default=None, help="discrete scheme (bem, rem, ...)")
     run.add_argument("--steps", type=int, default=None, help="number of time steps N")
     run.add_argument("--solver", default=None, help="solver name (default: get_solver())")
+    run.add_argument("--coarsest", type=int, default=None, metavar="N",
+                     help="coarsest grid of the grid refinement used from 2N steps "
+                          "(default: pyomo_mbdyn.ocp.solve.REFINE_FROM = 80)")
+    run.add_argument("--no-refine", action="store_true",
+                     help="solve on the requested grid directly, without grid refinement")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument("--plot", metavar="DIR", default=None,
                      help="write the model's figures (PNG) into DIR and print their paths")

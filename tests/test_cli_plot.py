@@ -75,7 +75,7 @@ def test_figures_are_drawn_only_with_plot(tmp_path, capsys, monkeypatch):
     model_figures receives the solved model and the directory, and its paths are printed."""
     solved = object()
     monkeypatch.setattr("pyomo_mbdyn.cli.solve_model",
-                        lambda *args: ({"model": "sphere", "status": "optimal"}, solved))
+                        lambda *args, **kwds: ({"model": "sphere", "status": "optimal"}, solved))
     calls = []
 
     def model_figures(name, model, directory):

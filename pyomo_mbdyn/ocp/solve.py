@@ -12,7 +12,8 @@ reported the same way, before any solver runs.
 
 from ..errors import MbdynError, SolveFailedError
 
-__all__ = ["solve", "solve_refined", "ADVICE", "SUCCESS", "REFINE_FROM"]
+__all__ = ["solve", "solve_refined", "refinable", "refinement_grids", "ADVICE", "SUCCESS", "REFINE_FROM",
+           "IPOPT_OPTIONS", "REFINED_STAGE_OPTIONS"]
 
 #: termination conditions that count as a solution
 SUCCESS = ("optimal", "locallyOptimal")
@@ -20,6 +21,26 @@ SUCCESS = ("optimal", "locallyOptimal")
 #: coarsest grid of :func:`solve_refined` by default: the paper models converge
 #: from their interpolated guesses at N ≤ 80 (benchmarks/README.md, "Convergence at scale")
 REFINE_FROM = 80
+
+#: IPOPT options :func:`solve` adds for the IPOPT plugins shipped with the library
+#: (``casadi_ipopt``, ``casadi_ipopt_nl``: IPOPT with MUMPS) unless the caller sets
+#: them.  MUMPS's pivot tolerance 1e-4 instead of IPOPT's 1e-6: the lifted schemes'
+#: KKT matrices are badly scaled (the arm's multipliers of the kinematic rows grow
+#: like 1/h: 3.5e7 at N = 40), and with the looser pivoting MUMPS's factors are too inaccurate
+#: for the inertia test — IPOPT then adds regularisations of 1e7–1e10 and stalls
+#: (the three-link arm's REM at N ≥ 160; benchmarks/README.md, "Convergence at scale").
+IPOPT_OPTIONS = {"mumps_pivtol": 1e-4}
+
+#: IPOPT options of the refined stages of :func:`solve_refined`: the starting
+#: multipliers are IPOPT's least-squares estimate at the refined guess, which lies
+#: near the solution, instead of zero (IPOPT discards estimates above
+#: ``constr_mult_init_max``, by default 1e3; the arm's optimal multipliers exceed 1e7).
+#: Measured: the arm's REM from N = 80 to 640 in 2 iterations instead of 3; no
+#: change for the crane, or for the arm's BEM from N/2.
+REFINED_STAGE_OPTIONS = {"constr_mult_init_max": 1e20}
+
+#: the solvers the option tables above are meant for (IPOPT built with MUMPS)
+_IPOPT_MUMPS = ("casadi_ipopt", "casadi_ipopt_nl")
 
 #: what to try, per termination condition
 ADVICE = {
@@ -60,6 +81,17 @@ def _check_degrees_of_freedom(model):
             "steps: a rest-to-rest motion needs at least two).", status="infeasible")
 
 
+def _with_defaults(opt, options, defaults):
+    """``options`` with ``defaults`` added for the library's IPOPT plugins, where
+    neither ``options`` nor ``opt.options`` set them (other solvers: unchanged)."""
+    options = dict(options or {})
+    if getattr(opt, "name", None) not in _IPOPT_MUMPS:
+        return options
+    if str(options.get("linear_solver", opt.options.get("linear_solver", "mumps"))) != "mumps":
+        defaults = {k: v for k, v in defaults.items() if not k.startswith("mumps_")}
+    return {**{k: v for k, v in defaults.items() if k not in opt.options}, **options}
+
+
 def solve(model, solver=None, options=None, tee=False, accept=SUCCESS):
     """Solve ``model``; return Pyomo's results or raise :class:`SolveFailedError`.
 
@@ -67,7 +99,8 @@ def solve(model, solver=None, options=None, tee=False, accept=SUCCESS):
     ----------
     model : a Pyomo model (e.g. from a ``pyomo_mbdyn.models`` module)
     solver : a solver name, a SolverFactory object, or None for ``get_solver()``
-    options : dict of solver options
+    options : dict of solver options; for ``casadi_ipopt`` and ``casadi_ipopt_nl``
+        :data:`IPOPT_OPTIONS` are added unless given here or on the solver
     accept : termination conditions treated as success
     """
     from ..solvers import get_solver
@@ -75,7 +108,7 @@ def solve(model, solver=None, options=None, tee=False, accept=SUCCESS):
     _check_degrees_of_freedom(model)
     opt = solver if hasattr(solver, "solve") else get_solver(solver, model=model)
     try:
-        results = opt.solve(model, tee=tee, options=dict(options or {}))
+        results = opt.solve(model, tee=tee, options=_with_defaults(opt, options, IPOPT_OPTIONS))
     except MbdynError:
         raise
     except ValueError as err:  # raised by Pyomo's writers on trivially infeasible rows
@@ -94,36 +127,116 @@ def solve(model, solver=None, options=None, tee=False, accept=SUCCESS):
     return results
 
 
+def refinable(model):
+    """Whether :func:`solve_refined` can start ``model``'s finer grids from its solution:
+    an optimal-control problem (an active objective) on a scheme block ``model.dyn``
+    of a direct optimal-control scheme on a multibody system (the scheme record's
+    ``optimal_control``) whose configurations have a chart
+    (:func:`~pyomo_mbdyn.discretization.chart_coordinates`, which
+    :func:`~pyomo_mbdyn.ocp.guess.refined_trajectory` interpolates).  Forward
+    simulations (no objective; their guess is the stepper's solution) are not."""
+    import pyomo.environ as pyo
+
+    from ..discretization import chart_coordinates
+
+    dyn = model.component("dyn")
+    record = getattr(dyn, "record", None)
+    if record is None or not record.optimal_control or not hasattr(dyn, "initialize_from"):
+        return False
+    if next(model.component_data_objects(pyo.Objective, active=True), None) is None:
+        return False
+    try:
+        chart_coordinates(dyn.system, dyn.system.q0)
+    except (MbdynError, ValueError, NotImplementedError, TypeError, AttributeError):
+        return False
+    return True
+
+
+def refinement_grids(steps, coarsest=REFINE_FROM, ratio=8):
+    """The grids of :func:`solve_refined`, coarsest first: from ``steps`` down, each
+    grid the one after it divided by the largest integer k ≤ ``ratio`` that leaves
+    an integer grid of at least ``coarsest`` steps, as long as there is one.
+
+    >>> refinement_grids(640), refinement_grids(480), refinement_grids(640, ratio=2)
+    ([80, 640], [80, 480], [80, 160, 320, 640])
+    >>> refinement_grids(150), refinement_grids(161)
+    ([150], [161])
+    """
+    grids = [int(steps)]
+    while True:
+        n = grids[-1]
+        k = next((k for k in range(int(ratio), 1, -1) if n % k == 0 and n // k >= coarsest), None)
+        if k is None:
+            return grids[::-1]
+        grids.append(n // k)
+
+
 def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None, tee=False,
-                  accept=SUCCESS):
+                  accept=SUCCESS, ratio=8, report=None):
     """Solve ``build(steps)`` by grid refinement; return ``(model, results)``.
 
     ``build(n)`` returns a model with a scheme block ``dyn`` on ``n`` steps
     and its own guess (e.g. ``lambda n: three_link_arm.build("rem", steps=n)``).
-    The grid is halved while it stays an integer above ``coarsest``; the
-    coarsest model is solved from its own guess, and every finer one from the
-    solution before it, interpolated by
-    :func:`~pyomo_mbdyn.ocp.guess.refined_trajectory` (within O(h²) of the
-    finer solution, so Newton's method converges in a few iterations).  With
-    ``steps ≤ coarsest`` this is :func:`solve` on ``build(steps)``.  Each stage
-    raises :class:`SolveFailedError` as :func:`solve` does.
+    The grids are :func:`refinement_grids` (each at most ``ratio`` times finer
+    than the one before, none below ``coarsest``: 80 and 640 for 640; with
+    ``ratio=2``: 80, 160, 320, 640); the coarsest model is solved from its own
+    guess, and every finer one from the solution before it, interpolated by
+    :func:`~pyomo_mbdyn.ocp.guess.refined_trajectory` (within O(H²) of the
+    finer solution, H the coarse step), with IPOPT's least-squares multipliers
+    at that guess as starting multipliers (:data:`REFINED_STAGE_OPTIONS`, for
+    ``casadi_ipopt`` and ``casadi_ipopt_nl``, unless ``options`` set them).
+    Without a coarser grid (``steps < 2·coarsest``, or no divisor) this is
+    :func:`solve` on ``build(steps)``.  A stage that fails raises
+    :class:`SolveFailedError` as :func:`solve` does, naming the stage.
+
+    ``report``, if given, is called after each solved stage with a dict
+    ``{"steps", "start" ("guess": the model's own; "refined": from the stage
+    before), "status", "iterations", "objective", "build_seconds" (build and
+    refined guess), "solve_seconds" (the :func:`solve` call), "solver_seconds"
+    (the solver's own time where it reports one, else None)}``.
 
     Why: from the interpolated guess the first Newton step of the lifted
-    schemes is large (the guess costs twice the optimum); at N ≥ 160 IPOPT
-    then needs inertia corrections of 10⁷–10¹⁰ and stalls, while the
-    refinement reaches N = 320 and 640 in 4–5 iterations per stage.
+    schemes is large (the guess costs twice the optimum, and IPOPT starts from
+    zero multipliers); at N = 640 the arm's REM then needs inertia corrections
+    and stalls, while from the N = 80 solution both REM and BEM converge in 2–3
+    iterations.  One large refinement is cheaper than a ladder of halvings:
+    CasADi's derivative set-up, not IPOPT, dominates each stage's time
+    (benchmarks/README.md, "Convergence at scale").
     """
+    import time
+
+    import pyomo.environ as pyo
+
+    from ..solvers import get_solver
     from .guess import refined_trajectory
 
-    grids = [int(steps)]
-    while grids[-1] > coarsest and grids[-1] % 2 == 0:
-        grids.append(grids[-1] // 2)
+    grids = refinement_grids(steps, coarsest, ratio)
     previous = model = results = None
-    for n in reversed(grids):
+    for n in grids:
+        t0 = time.perf_counter()
         model = build(n)
         if previous is not None:
             dyn = model.dyn
             model.dyn.initialize_from(refined_trajectory(dyn.system, dyn.h, n, previous))
-        results = solve(model, solver=solver, options=options, tee=tee, accept=accept)
+        t1 = time.perf_counter()
+        opt = solver if hasattr(solver, "solve") else get_solver(solver, model=model)
+        stage_options = options if previous is None else \
+            _with_defaults(opt, options, REFINED_STAGE_OPTIONS)
+        try:
+            results = solve(model, solver=opt, options=stage_options, tee=tee, accept=accept)
+        except SolveFailedError as err:
+            if len(grids) == 1:
+                raise
+            raise SolveFailedError(f"grid refinement {grids}, stage N = {n}: {err}",
+                                   status=err.status) from None
+        if report is not None:
+            objective = next((pyo.value(o) for o in
+                              model.component_data_objects(pyo.Objective, active=True)), None)
+            report({"steps": n, "start": "guess" if previous is None else "refined",
+                    "status": str(results.solver.termination_condition),
+                    "iterations": getattr(results.solver, "iterations", None),
+                    "objective": objective, "build_seconds": t1 - t0,
+                    "solve_seconds": time.perf_counter() - t1,
+                    "solver_seconds": getattr(results.solver, "wallclock_time", None)})
         previous = model.dyn.trajectory()
     return model, results

@@ -1,0 +1,140 @@
+"""Grid refinement (``solve_refined``) and its use by ``pyomo-mbdyn run`` (issue 14)."""
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import pyomo_mbdyn  # noqa: F401
+from pyomo_mbdyn.cli import main
+from pyomo_mbdyn.errors import SolveFailedError
+from pyomo_mbdyn.models import crane, pendulum, satellite_spin, three_link_arm
+from pyomo_mbdyn.ocp import refinable, refinement_grids, solve, solve_refined
+from pyomo_mbdyn.ocp.solve import IPOPT_OPTIONS, REFINED_STAGE_OPTIONS, _with_defaults
+from pyomo_mbdyn.solvers import get_solver
+
+
+def _objective(model):
+    import pyomo.environ as pyo
+
+    return pyo.value(next(model.component_data_objects(pyo.Objective, active=True)))
+
+
+@given(st.integers(1, 5000), st.integers(1, 200), st.integers(2, 8))
+def test_refinement_grids_divide_down_to_the_coarsest(steps, coarsest, ratio):
+    grids = refinement_grids(steps, coarsest, ratio)
+    assert grids[-1] == steps
+    assert all(b % a == 0 and 2 <= b // a <= ratio for a, b in zip(grids, grids[1:]))
+    assert len(grids) == 1 or grids[0] >= coarsest
+    # the coarsest grid cannot be divided once more without going below ``coarsest``
+    assert not any(grids[0] % k == 0 and grids[0] // k >= coarsest for k in range(2, ratio + 1))
+
+
+@pytest.fixture(scope="module")
+def crane_refined():
+    stages = []
+    model, results = solve_refined(lambda n: crane.build("bem", steps=n), 160, coarsest=40,
+                                   ratio=2, solver="casadi_ipopt", report=stages.append)
+    return model, results, stages
+
+
+def test_refined_crane_reaches_the_direct_optimum(crane_refined):
+    """N = 160 from N = 40 (two halvings) ends where the direct solve from the
+    interpolated guess ends (J = 83 256.67686…, benchmarks/README.md)."""
+    model, results, stages = crane_refined
+    direct = crane.build("bem", steps=160)
+    solve(direct, "casadi_ipopt")
+    assert model.dyn.config.steps == 160
+    assert str(results.solver.termination_condition) == "optimal"
+    assert _objective(model) == pytest.approx(_objective(direct), rel=1e-9)
+    assert _objective(model) == pytest.approx(83256.67686, rel=1e-9)
+
+
+def test_refinement_stages_are_reported_in_order(crane_refined):
+    _, _, stages = crane_refined
+    assert [s["steps"] for s in stages] == [40, 80, 160]
+    assert [s["start"] for s in stages] == ["guess", "refined", "refined"]
+    assert all(s["status"] == "optimal" and s["iterations"] > 0 for s in stages)
+    assert all(s["build_seconds"] > 0 and s["solve_seconds"] > 0 for s in stages)
+    # J(N) decreases towards the continuous optimum as O(h²): differences shrink ≈ 4×
+    J = [s["objective"] for s in stages]
+    assert J[0] > J[1] > J[2]
+    assert 3.0 < (J[0] - J[1]) / (J[1] - J[2]) < 5.0
+
+
+def test_refined_stages_start_near_the_solution():
+    """From the refined guess a stage needs few iterations (crane REM 80 → 160: 4;
+    from the interpolated guess at N = 160: 6)."""
+    stages = []
+    solve_refined(lambda n: crane.build("rem", steps=n), 160, coarsest=80,
+                  solver="casadi_ipopt", report=stages.append)
+    assert stages[1]["start"] == "refined" and stages[1]["iterations"] <= 5
+
+
+def test_a_failed_stage_is_named():
+    with pytest.raises(SolveFailedError, match=r"stage N = 40") as info:
+        solve_refined(lambda n: crane.build("bem", steps=n), 80, coarsest=40,
+                      solver="casadi_ipopt", options={"max_iter": 1})
+    assert info.value.status == "maxIterations"
+
+
+def test_ipopt_defaults_are_added_but_never_override():
+    opt = get_solver("casadi_ipopt")
+    assert _with_defaults(opt, None, IPOPT_OPTIONS) == IPOPT_OPTIONS
+    assert _with_defaults(opt, {"mumps_pivtol": 1e-2}, IPOPT_OPTIONS)["mumps_pivtol"] == 1e-2
+    opt.options["constr_mult_init_max"] = 5.0
+    assert "constr_mult_init_max" not in _with_defaults(opt, {}, REFINED_STAGE_OPTIONS)
+    # MUMPS's options only with MUMPS
+    assert "mumps_pivtol" not in _with_defaults(opt, {"linear_solver": "ma27"}, IPOPT_OPTIONS)
+
+
+def test_models_that_can_be_refined():
+    """Direct optimal control with a chart: yes; forward simulation (no objective)
+    and indirect DNCO: no — ``run`` solves those on the requested grid."""
+    assert refinable(crane.build("rem", steps=8))
+    assert refinable(three_link_arm.build("gc", steps=4))
+    assert not refinable(satellite_spin.build(steps=4))
+    assert not refinable(pendulum.build(steps=8))
+
+
+def test_run_prints_the_refinement_stages(capsys):
+    """Above 2 × coarsest steps ``run`` refines: N = 40, then 160 (4 × 40), one line each."""
+    assert main(["run", "crane", "--steps", "160", "--coarsest", "40"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    stages = [line for line in out if line.startswith("stage N = ")]
+    assert [line.split()[3].rstrip(":") for line in stages] == ["40", "160"]
+    assert "from the model's guess" in stages[0] and "from the grid before" in stages[1]
+    assert any(line.split()[:2] == ["steps", "160"] for line in out)
+    assert any(line.split()[:2] == ["stages", "2"] for line in out)
+
+
+def test_run_json_carries_the_stages(capsys):
+    assert main(["run", "crane", "--scheme", "rem", "--steps", "240", "--coarsest", "40",
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)  # exactly one object
+    assert [s["steps"] for s in result["stages"]] == [40, 240]
+    assert result["steps"] == 240 and result["status"] == "optimal"
+    assert result["iterations"] == sum(s["iterations"] for s in result["stages"])
+    assert result["objective"] == pytest.approx(result["stages"][-1]["objective"])
+    direct = crane.build("rem", steps=240)
+    solve(direct, "casadi_ipopt")
+    assert result["objective"] == pytest.approx(_objective(direct), rel=1e-9)
+
+
+def test_run_without_refinement_has_no_stages(capsys):
+    assert main(["run", "crane", "--steps", "160", "--coarsest", "40", "--no-refine",
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert "stages" not in result and result["steps"] == 160
+    assert result["objective"] == pytest.approx(83256.67686, rel=1e-9)
+
+
+@pytest.mark.slow
+def test_arm_rem_converges_at_n320_from_its_guess():
+    """The stall of issue 14 (IPOPT from the interpolated guess at N = 320) was
+    MUMPS's pivot tolerance: with IPOPT_OPTIONS it converges directly."""
+    m = three_link_arm.build("rem", steps=320)
+    results = solve(m, "casadi_ipopt", options={"tol": 1e-8})
+    assert _objective(m) == pytest.approx(3981054.52603, rel=1e-10)
+    assert results.solver.iterations <= 12
