@@ -434,6 +434,12 @@ class MultibodyBlockData(SchemeBlockData):
             return residual(*args)
         return dict(zip(groups, outputs))
 
+    def _cache_key(self, kind, name, signature):
+        """Key of a compiled formula: everything in the block's options that can reach
+        its equations (all but the system, which keys the cache, and fixed controls)."""
+        options = tuple((k, repr(v)) for k, v in self.config.items() if k not in ("system", "controls"))
+        return (kind, type(self).__name__, name, float(self.h), options, signature)
+
     def _formula(self, name, residual, sizes):
         """``(Function z ↦ residual groups, group names)`` of a formula at one signature,
         cached per system, grid and options; None when the residuals are not arrays."""
@@ -441,8 +447,7 @@ class MultibodyBlockData(SchemeBlockData):
 
         from ..discretization.common import compiled_function, symbols
 
-        options = tuple((k, repr(v)) for k, v in self.config.items() if k not in ("system", "controls"))
-        key = ("formula", type(self).__name__, name, float(self.h), options, sizes)
+        key = self._cache_key("formula", name, sizes)
 
         def build():
             args, columns = [], []
@@ -534,11 +539,10 @@ class MultibodyBlockData(SchemeBlockData):
         :func:`~pyomo_mbdyn.discretization.common.compiled_function`)."""
         import casadi
 
-        from ..discretization.common import compiled_function, symbols
+        from ..discretization.common import compiled_function
 
         sizes, entries = signature
-        options = tuple((k, repr(v)) for k, v in self.config.items() if k not in ("system", "controls"))
-        key = ("uniform", type(self).__name__, family.name, float(self.h), options, signature)
+        key = self._cache_key("uniform", family.name, signature)
         formula = self._formula(family.name, family.residual, sizes)
 
         def build():

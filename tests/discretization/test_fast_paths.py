@@ -47,6 +47,11 @@ def generic_jets(system, theta, direction, rotation):
     return [np.asarray(x, float) for x in out]
 
 
+def generic_basis(system, theta, rotation):
+    """P̃(θ) column by column through Taylor jets."""
+    return np.array([generic_jets(system, theta, e, rotation)[1] for e in np.eye(system.n_velocities)]).T
+
+
 @pytest.mark.parametrize("rotation", ["exp", "cayley"])
 def test_fast_chart_equals_generic_formula(rotation):
     system = chain()
@@ -57,7 +62,7 @@ def test_fast_chart_equals_generic_formula(rotation):
         assert q.dtype == float and q.shape == (system.n,)
         assert np.abs(q - generic_chart(system, theta, rotation)).max() < 1e-14
         P = chart_basis(system, theta, rotation)
-        P_jets = np.array([generic_jets(system, theta, e, rotation)[1] for e in np.eye(system.n_velocities)]).T
+        P_jets = generic_basis(system, theta, rotation)
         assert np.abs(P - P_jets).max() < 1e-13
         for fast, slow in zip(chart_velocity(system, theta, vt, rotation), generic_jets(system, theta, vt, rotation)):
             assert np.abs(fast - slow).max() < 1e-12 * (1 + np.abs(slow).max())
@@ -65,18 +70,13 @@ def test_fast_chart_equals_generic_formula(rotation):
 
 def generic_chart_coordinates(system, q, v, rotation, tol=1e-12):
     """The Gauss–Newton inverse of the chart over the generic formulas (as before the fast path)."""
-    dof = system.n_velocities
-    theta = np.zeros(dof)
-
-    def basis(theta):
-        return np.array([generic_jets(system, theta, e, rotation)[1] for e in np.eye(dof)]).T
-
+    theta = np.zeros(system.n_velocities)
     for _ in range(50):
         r = generic_chart(system, theta, rotation) - q
         if np.abs(r).max() < tol:
             break
-        theta = theta - np.linalg.lstsq(basis(theta), r, rcond=None)[0]
-    return theta, np.linalg.lstsq(basis(theta), v, rcond=None)[0]
+        theta = theta - np.linalg.lstsq(generic_basis(system, theta, rotation), r, rcond=None)[0]
+    return theta, np.linalg.lstsq(generic_basis(system, theta, rotation), v, rcond=None)[0]
 
 
 @pytest.mark.parametrize("rotation", ["exp", "cayley"])
