@@ -22,8 +22,17 @@ linear scaling l = rβ, to which the midpoint rule is invariant).
 
 Data: (m_t, J, m) = (10, 0.1, 100), r = 0.1, g = 9.81; q_0 = (0, 40, 0, 4)
 (rope 4), q_f = (5, 10, 5, 1) (rope 1), T = 3, N = 40, J = h Σ ½|u|².  Final
-conditions unreduced for bem and rem as in the thesis: q_N = q_f (bem, Φ(q_N)
-dropped) or Σ w = Δθ (rem), and v_N = 0 (all four rows); gc: θ_N, ṽ_N.
+conditions unreduced for bem and rem as in the thesis: θ_N = Δθ in the chart
+forms (lifted: q_N = q_f for bem, Φ(q_N) dropped, or Σ w = Δθ for rem), and
+v_N = 0 (all four rows); gc: θ_N, ṽ_N.
+
+Node configurations (``configurations=``, default per scheme in
+``CONFIGURATIONS``): BEM and REM state them by the chart q(θ) above (the
+absolute form, :mod:`pyomo_mbdyn.schemes.absolute`), chosen by measurement
+(benchmarks/README.md: the same time at N = 40, and at N = 640 the lifted BEM
+needs 194 IPOPT iterations from the guess where the chart form needs few);
+``configurations="lifted"`` gives the variables-and-equations form of the
+thesis, with the same optimum.
 
 The optimum documented here is reached from the interpolated guess
 (:func:`pyomo_mbdyn.ocp.interpolated_trajectory`, quintic profile, velocities
@@ -45,6 +54,8 @@ QF = np.array([5.0, 10.0, 5.0, 1.0])
 VELOCITIES = ("trolley.s", "winch.beta", "rope.swing")
 #: no momentum map is conserved; T + V + W is
 CONSERVED_MOMENTA = ()
+#: node configurations per scheme (the block option ``configurations``), chosen by measurement
+CONFIGURATIONS = {"bem": "absolute", "rem": "absolute", "gc": "chart"}
 
 
 def _rope(q):
@@ -93,9 +104,10 @@ def theta_final():
     return np.array([QF[0] - Q0[0], QF[1] - Q0[1], alpha])
 
 
-def build(scheme="bem", steps=STEPS):
+def build(scheme="bem", steps=STEPS, configurations=None):
     """The crane OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem) with the
-    interpolated guess."""
+    interpolated guess; ``configurations``: the block's form of node
+    configurations (default ``CONFIGURATIONS[scheme]``)."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.errors import ConfigurationError
@@ -108,7 +120,9 @@ def build(scheme="bem", steps=STEPS):
         raise ConfigurationError(f"crane: scheme {scheme!r} not offered; use one of {offered}")
     system = build_system()
     m = pyo.ConcreteModel("crane")
-    m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON)
+    form = CONFIGURATIONS.get(scheme) if configurations is None else configurations
+    options = {} if form is None else {"configurations": form}
+    m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON, **options)
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort({a: 0.5 for a in m.dyn.actuated})  # J = h Σ ½|u|²
     problem.fix_final_configuration(theta_final())

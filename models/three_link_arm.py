@@ -16,9 +16,18 @@ never excited.
 
 Motion: α₀ = (π/2, -π/2, π/2) (link 1 up, link 2 horizontal, link 3 up) to
 α_f = (π/2, 0, 0) (all up), T = 3, N = 20, minimising J = h Σ ½|u|² (thesis §2.10).  The
-final state is imposed in each scheme's regular form (bem: q_N = q_f with
-Φ(q_N) dropped; rem: Σ w = Δα; gc: θ_N = Δα), final rest as ν_N = B(q_N) v_N = 0
-(bem, rem) or ṽ_N = 0 (gc), exactly as in thesis §2.10.
+final state is imposed in each scheme's regular form (θ_N = Δα in the chart
+forms; lifted bem: q_N = q_f with Φ(q_N) dropped; lifted rem: Σ w = Δα), final
+rest as ν_N = B(q_N) v_N = 0 (bem, rem) or ṽ_N = 0 (gc), exactly as in thesis §2.10.
+
+Node configurations (``configurations=``, default per scheme in
+``CONFIGURATIONS``): BEM, REM and DMOCC state them by the absolute chart
+``q_k = F(θ_k, q_ref)`` in joint angles, GC by its chart — the size of the
+thesis's formulations (REM: 45 unknowns per step instead of 81 lifted), chosen
+by measurement (benchmarks/README.md: at N = 160 REM solves in a third of the
+lifted form's time, and from the guess up to N = 640, where the lifted REM
+does not).  ``configurations="lifted"`` gives the variables-and-equations
+form; both reach the same optimum (tests/ocp/test_configuration_forms.py).
 
 Cases (``case=``): ``"free"`` (Ch. 7: no bounds, no damping — BEM = REM),
 ``"bounded"`` (Ch. 6 (i): u₃ ≥ 0) and ``"damped"`` (Ch. 6 (ii): Rayleigh
@@ -52,6 +61,8 @@ CASES = ("free", "bounded", "damped")
 DAMPING = 300.0
 #: gravity and joint torques act: no momentum is conserved; T + V + W (+ D) is
 CONSERVED_MOMENTA = ()
+#: node configurations per scheme (the block option ``configurations``), chosen by measurement
+CONFIGURATIONS = {"bem": "absolute", "rem": "absolute", "dmocc": "absolute", "gc": "chart"}
 
 
 def _frames(alpha):
@@ -96,11 +107,13 @@ def joint_angles(q):
     return rel
 
 
-def build(scheme="rem", steps=None, case="free"):
+def build(scheme="rem", steps=None, case="free", configurations=None):
     """The arm OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem) with the
     interpolated guess (see the module docstring); N = 20 by default, and for
     ``scheme="dnco"`` (or ``"direct-<gradient>"``) the joint-angle problem of
-    :mod:`pyomo_mbdyn.models.three_link_arm_dnco` with its N = 40."""
+    :mod:`pyomo_mbdyn.models.three_link_arm_dnco` with its N = 40.
+    ``configurations``: the block's form of node configurations (default
+    ``CONFIGURATIONS[scheme]``; schemes without the option take none)."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.errors import ConfigurationError
@@ -120,7 +133,9 @@ def build(scheme="rem", steps=None, case="free"):
                                  f"{scheme_names(optimal_control=True)} or dnco")
     system = build_system(DAMPING if case == "damped" else 0.0)
     m = pyo.ConcreteModel("three-link-arm")
-    m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON)
+    form = CONFIGURATIONS.get(record(scheme).name) if configurations is None else configurations
+    options = {} if form is None else {"configurations": form}
+    m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON, **options)
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort({name: 0.5 for name in m.dyn.actuated})  # J = h Σ ½|u|²
     theta_f = ALPHAF - ALPHA0

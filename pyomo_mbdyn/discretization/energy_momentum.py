@@ -67,14 +67,15 @@ def rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation="exp"):
     ``momentum_balance``   P(q_{k+½})ᵀ{M(v_{k+1} - v_k) + h Bᵀ K ν + h ∇V} + h u (dof)
     ``joint_rates``        ν - B v_{k+½}                                       (dof)
 
-    The controls enter with the identity since ``P(q_{k+½})ᵀ B(q♯)ᵀ = I`` for a
+    With ``w=None`` (configurations given by a chart, q_k = F(θ_k, q_ref)) there is
+    no ``reparametrisation`` entry.  The controls enter with the identity since ``P(q_{k+½})ᵀ B(q♯)ᵀ = I`` for a
     :class:`~pyomo_mbdyn.mechanics.MultibodySystem`; systems whose input rows
     are not dual to their null space (``inputs_dual_to_null_space = False``,
     e.g. a :class:`~pyomo_mbdyn.mechanics.CoordinateSystem`) get
     ``h P(q_{k+½})ᵀ Bᵀ u`` instead.
     """
     q0, v0, q1, v1 = as_array(q0), as_array(v0), as_array(q1), as_array(v1)
-    w, nu = as_array(w), as_array(nu)
+    nu = as_array(nu)
     q_mid, v_mid = midpoint(q0, q1), midpoint(v0, v1)
     P = system.null_space(q_mid)
     B = system.control_matrix(q_mid)
@@ -86,9 +87,8 @@ def rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation="exp"):
         reduced_u = u_full
     else:
         reduced_u = matmul(P.T, matmul(B.T, u_full))
-    return {
-        "reparametrisation": as_array(q1 - system.reparametrise(w, q0, rotation)),
-        "kinematics": as_array(q1 - q0 - v_mid * h),
-        "momentum_balance": as_array(matmul(P.T, inner) + reduced_u * h),
-        "joint_rates": as_array(nu - matmul(B, v_mid)),
-    }
+    out = {} if w is None else {"reparametrisation": as_array(q1 - system.reparametrise(as_array(w), q0, rotation))}
+    out["kinematics"] = as_array(q1 - q0 - v_mid * h)
+    out["momentum_balance"] = as_array(matmul(P.T, inner) + reduced_u * h)
+    out["joint_rates"] = as_array(nu - matmul(B, v_mid))
+    return out

@@ -138,12 +138,12 @@ def record(scheme):
 register(SchemeRecord(
     name="bem", title="energy-momentum scheme with interval multipliers (BEM)",
     reference="thesis §2.3, Eq. (3.21)-(3.23)", block="pyomo_mbdyn.schemes.bem:BEMBlock",
-    step=BEM_STEP, joint_rates=True, final_configuration=("nodes",), final_rest="joint_rates",
+    step=BEM_STEP, joint_rates=True, final_configuration=("nodes", "chart"), final_rest="joint_rates",
     multipliers="redundant", friction=True, coordinate_systems=True, energy_consistent=True))
 register(SchemeRecord(
     name="rem", title="energy-momentum scheme reduced by the discrete null space method (REM)",
     reference="thesis §2.4, Eq. (3.34)", block="pyomo_mbdyn.schemes.rem:REMBlock",
-    step=REM_STEP, joint_rates=True, increments=True, final_configuration=("increments",),
+    step=REM_STEP, joint_rates=True, increments=True, final_configuration=("increments", "chart"),
     final_rest="joint_rates", multipliers="reduced", friction=True, coordinate_systems=True,
     energy_consistent=True))
 register(SchemeRecord(

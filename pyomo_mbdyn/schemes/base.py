@@ -568,18 +568,27 @@ class MultibodyBlockData(SchemeBlockData):
         v0 = np.zeros(system.n) if config.initial_velocity is None else config.initial_velocity
         check_initial_state(system, q0, v0)
         self.q_initial, self.v_initial = np.asarray(q0, float), np.asarray(v0, float)
-        lifted = self.configurations == "lifted"
+        lifted, velocities = self._node_variables()
         for k in self.nodes:
             for idx, (name, c) in enumerate(self._coordinate_index()):
                 if lifted:
                     self.body[name].q[k, c].value = q0[idx]
-                if lifted and self.uses_velocities:
+                if velocities:
                     self.body[name].v[k, c].value = v0[idx]
         for idx, (name, c) in enumerate(self._coordinate_index()):
             if lifted:
                 self.body[name].q[0, c].fix(q0[idx])
-            if lifted and self.uses_velocities:
+            if velocities:
                 self.body[name].v[0, c].fix(v0[idx])
+
+    def _node_variables(self):
+        """Whether node configurations ``body[b].q`` and node velocities ``body[b].v`` are
+        variables (rather than Expressions of the scheme's own unknowns, or absent)."""
+        first = self.body[next(iter(self.system.bodies))] if self.system.bodies else None
+        if first is None:
+            return False, False
+        is_var = lambda name: first.component(name) is not None and first.component(name).ctype is pyo.Var  # noqa: E731
+        return is_var("q"), is_var("v")
 
     def _fix_controls(self):
         controls, system, N = self.config.controls, self.system, self.config.steps
@@ -652,12 +661,12 @@ class MultibodyBlockData(SchemeBlockData):
 
     def initialize_from(self, trajectory):
         """Set variable values from a simulated trajectory of the same grid."""
-        lifted = self.configurations == "lifted"
+        lifted, velocities = self._node_variables()
         for k in self.nodes:
             for idx, (name, c) in enumerate(self._coordinate_index()):
                 if lifted and not self.body[name].q[k, c].fixed:
                     self.body[name].q[k, c].value = trajectory.q[k, idx]
-                if lifted and self.uses_velocities and not self.body[name].v[k, c].fixed:
+                if velocities and not self.body[name].v[k, c].fixed:
                     self.body[name].v[k, c].value = trajectory.v[k, idx]
         for i in self.intervals:
             for j, name in enumerate(self.velocities):
@@ -675,7 +684,7 @@ class MultibodyBlockData(SchemeBlockData):
             for i in self.intervals:
                 for g, (owner, r) in enumerate(self._constraint_index()):
                     owner.lam[i, r].value = trajectory.lam[i, g]
-        if trajectory.w is not None and self.component("w") is not None:
+        if trajectory.w is not None and self.component("w") is not None and self.w.ctype is pyo.Var:
             for i in self.intervals:
                 for j, name in enumerate(self.velocities):
                     # a guess may step beyond increment bounds; the solver moves it inside

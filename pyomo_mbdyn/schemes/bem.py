@@ -9,30 +9,45 @@ Thesis §2.3, Eq. (3.21)–(3.23): per interval ``[t_k, t_{k+1}]``
 
 with interval multipliers γ_{k,k+1} (``body[b].lam``, ``joint[j].lam``).  The
 equations are those of :func:`pyomo_mbdyn.discretization.bem_residuals`.
+
+Node configurations in two forms (option ``configurations``): ``"lifted"``
+(default) keeps them as variables with Φ(q_{k+1}) = 0 as equations;
+``"absolute"`` writes them as the chart ``q_k = F(θ_k, q_ref)`` of node
+variables ``theta[k, j]`` (:mod:`.absolute`), which fulfils Φ(q_k) = 0
+identically, so those rows drop out; the multipliers γ stay (the forces of
+constraint in the momentum balance).
 """
 
-from ..discretization import bem_residuals
 from pyomo.common.config import Bool, ConfigValue
 
-from .base import MultibodyBlockData, declare_scheme_block, multibody_config
+from ..discretization import bem_residuals
+from .absolute import ABSOLUTE_DESCRIPTION, AbsoluteConfigurations, declare_configurations
+from .base import MultibodyBlockData, declare_rotation, declare_scheme_block, multibody_config
 
 __all__ = ["BEMBlock", "BEMBlockData"]
 
 
 @declare_scheme_block("BEMBlock")
-class BEMBlockData(MultibodyBlockData):
+class BEMBlockData(AbsoluteConfigurations, MultibodyBlockData):
     """Energy-momentum scheme with interval multipliers (a DAE of index 3 made discrete)."""
 
     scheme = "bem"
-    CONFIG = multibody_config()
+    CONFIG = declare_configurations(
+        declare_rotation(multibody_config()), ("lifted", "absolute"), "lifted",
+        "'lifted': node configurations as variables with Φ(q_{k+1}) = 0 as equations; "
+        + ABSOLUTE_DESCRIPTION + " (the rotation option chooses the chart's rotation map).")
     CONFIG.declare("contravariant", ConfigValue(
         default=True, domain=Bool, description="Use B(q♯) (True) or the plain-midpoint B (False)."))
 
     def _add_scheme_variables(self):
         self._add_interval_multipliers()
+        if self.absolute:
+            self._add_chart_variables()
 
     def _add_discrete_equations(self):
         system, h, contravariant = self.system, self.h, self.config.contravariant
+        if self.absolute:
+            self._absolute_configurations()
         residuals = self._residuals(
             "step", self.intervals,
             lambda i: (self.q_array(i), self.v_array(i), self.q_array(i + 1), self.v_array(i + 1),
@@ -41,5 +56,6 @@ class BEMBlockData(MultibodyBlockData):
                                                              contravariant))
         self._add_coordinate_equations("kinematics", residuals)
         self._add_coordinate_equations("momentum_balance", residuals)
-        self._add_constraint_equations(residuals)
+        if not self.absolute:
+            self._add_constraint_equations(residuals)
         self._add_velocity_equations("joint_rates", residuals)

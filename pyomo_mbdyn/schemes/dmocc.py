@@ -36,10 +36,8 @@ velocities are recovered from the projected discrete Legendre transform.
 import numpy as np
 import pyomo.environ as pyo
 
-from ..errors import ConfigurationError
-from pyomo.common.config import ConfigValue, In
-
-from ..discretization import chart, chart_coordinates, dmocc_lm_residuals, dmocc_residuals
+from ..discretization import dmocc_lm_residuals, dmocc_residuals
+from .absolute import AbsoluteConfigurations, declare_configurations
 from .base import MultibodyBlockData, declare_rotation, declare_scheme_block, multibody_config
 
 __all__ = ["DMOCCBlock", "DMOCCLMBlock"]
@@ -84,39 +82,24 @@ class DMOCCLMBlockData(_VariationalBlockData):
 
 
 @declare_scheme_block("DMOCCBlock")
-class DMOCCBlockData(_VariationalBlockData):
+class DMOCCBlockData(AbsoluteConfigurations, _VariationalBlockData):
     """Variational midpoint scheme reduced by the discrete null space method (DMOCC Eq. 3.12)."""
 
     scheme = "dmocc"
-    CONFIG = declare_rotation(multibody_config())
-    CONFIG.declare("configurations", ConfigValue(
-        default="lifted", domain=In(["lifted", "minimal", "absolute"]),
-        description="Node configurations as variables with reparametrisation equations "
-                    "('lifted': sparse, linear in N), as nested expressions "
-                    "q_{k+1} = F(w_k, q_k) ('minimal': the DMOCC paper's relative form), or "
-                    "as q_k = F(θ_k, q_ref) of node chart coordinates θ_k ('absolute': the "
-                    "paper's absolute reparametrisation, sparse; rotations below 2π from the "
-                    "reference)."))
-
-    @property
-    def final_configuration_form(self):
-        """``"chart"`` (θ_N fixed) in the absolute form, else ``"increments"``."""
-        return "chart" if self.configurations == "absolute" else "increments"
+    CONFIG = declare_configurations(
+        declare_rotation(multibody_config()), ("lifted", "minimal", "absolute"), "lifted",
+        "Node configurations as variables with reparametrisation equations "
+        "('lifted': sparse, linear in N), as nested expressions "
+        "q_{k+1} = F(w_k, q_k) ('minimal': the DMOCC paper's relative form), or "
+        "as q_k = F(θ_k, q_ref) of node chart coordinates θ_k ('absolute': the "
+        "paper's absolute reparametrisation, sparse; rotations below 2π from the "
+        "reference).")
 
     def _add_scheme_variables(self):
-        if self.configurations == "absolute":
-            self.theta = pyo.Var(self.nodes, self.velocities, initialize=0.0)
-            self.w = pyo.Expression(self.intervals, self.velocities,
-                                    rule=lambda b, k, j: b.theta[k + 1, j] - b.theta[k, j])
+        if self.absolute:
+            self._add_chart_variables(increments=True)
         else:
             self.w = pyo.Var(self.intervals, self.velocities, initialize=0.0)
-
-    def _absolute_configurations(self):
-        """Replace the node configuration variables by q_k = F(θ_k, q_ref)."""
-        rotation = self.rotation
-        self._replace_node_variables("q", {
-            k: chart(self.system, np.array([self.theta[k, j] for j in self.velocities], dtype=object),
-                     rotation) for k in self.nodes})
 
     def _minimal_configurations(self):
         """Replace the node configuration variables by q_k = F(w_{k-1}, q_{k-1})."""
@@ -134,20 +117,13 @@ class DMOCCBlockData(_VariationalBlockData):
         q_{k+1} = F(w_k, q_k) (evaluating the nested expressions node by node
         would revisit every earlier node for each entry); in the absolute form
         by the chart ``q_k = F(θ_k, q_ref)``."""
-        if self.configurations == "lifted":
+        if self.configurations != "minimal":
             return super().configuration_values()
-        if self.configurations == "absolute":
-                return np.array([np.asarray(chart(self.system, self.theta_values(k), self.rotation), float)
-                             for k in self.nodes])
         q = [np.array([pyo.value(x) for x in self.q_array(0)], dtype=float)]
         for k in self.intervals:
             w = np.array([pyo.value(self.w[k, j]) for j in self.velocities], dtype=float)
             q.append(np.asarray(self.system.reparametrise(w, q[-1], self.rotation), float))
         return np.array(q)
-
-    def theta_values(self, k):
-        """Chart coordinates θ_k (absolute form) as floats."""
-        return np.array([pyo.value(self.theta[k, j]) for j in self.velocities], dtype=float)
 
     def _add_discrete_equations(self):
         system, h = self.system, self.h
@@ -172,37 +148,3 @@ class DMOCCBlockData(_VariationalBlockData):
         if form == "lifted":
             self._add_coordinate_equations("reparametrisation", residuals)
         self._add_velocity_equations("momentum_matching", residuals)
-
-    def _fix_initial_state(self):
-        super()._fix_initial_state()
-        if self.configurations != "absolute":
-            return
-        try:
-            theta0 = chart_coordinates(self.system, self.q_initial, rotation=self.rotation)
-        except ValueError as err:
-            raise ConfigurationError(f"dmocc block (configurations='absolute'): the initial "
-                                     f"configuration is outside the chart: {err}") from None
-        for j, name in enumerate(self.velocities):
-            self.theta[0, name].fix(theta0[j])
-            for k in self.nodes:
-                if k > 0:
-                    self.theta[k, name].value = theta0[j]
-
-    def _initialize_scheme(self, trajectory):
-        if self.configurations != "absolute":
-            return super()._initialize_scheme(trajectory)
-        theta = getattr(trajectory, "theta", None)
-        if theta is None:  # invert the chart node by node, continuing from the previous node
-            theta, start = [], None
-            for k, q in enumerate(trajectory.q):
-                try:  # a guess may fulfil the constraints only roughly
-                    start = chart_coordinates(self.system, q, rotation=self.rotation, start=start,
-                                              atol=1e-4)
-                except ValueError as err:
-                    raise ConfigurationError(f"dmocc block: the guess's node {k} is outside the "
-                                             f"absolute chart ({err})") from None
-                theta.append(start)
-        for k in self.nodes:
-            for j, name in enumerate(self.velocities):
-                if not self.theta[k, name].fixed:
-                    self.theta[k, name].value = theta[k][j]

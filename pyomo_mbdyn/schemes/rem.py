@@ -3,10 +3,16 @@
 Thesis §2.4, Eq. (3.34): the BEM premultiplied by ``P(q_{k+½})ᵀ`` (which
 removes the multipliers) with the nodal reparametrisation
 ``q_{k+1} = F(w_{k+1}, q_k)`` (which fulfils the constraints exactly).
-Configurations and velocities stay (lifted) variables, so Jacobians are sparse
-and model size is linear in N:
+Velocities stay variables, so Jacobians are sparse and model size is linear
+in N; node configurations in two forms (option ``configurations``):
+``"lifted"`` (default) keeps them as variables, with the reparametrisation as
+equations, and ``"absolute"`` writes them as the chart ``q_k = F(θ_k, q_ref)``
+of node variables ``theta[k, j]`` (:mod:`.absolute`, the DMOCC paper's
+absolute reparametrisation): the reparametrisation rows drop out, ``w`` are
+the Expressions ``θ_{k+1} - θ_k``, and the NLP has the thesis's size in
+joint angles (the three-link arm: 45 unknowns per step against 81):
 
-    q_{k+1} - F(w_k, q_k) = 0                                 body[b].reparametrisation
+    q_{k+1} - F(w_k, q_k) = 0 (lifted)                         body[b].reparametrisation
     q_{k+1} - q_k - h v_{k+½} = 0                             body[b].kinematics
     P(q_{k+½})ᵀ{M(v_{k+1} - v_k) + h Bᵀ K ν + h ∇V} + h u = 0 momentum_balance
     ν - B(q♯) v_{k+½} = 0                                     joint_rates
@@ -17,29 +23,39 @@ The equations are those of :func:`pyomo_mbdyn.discretization.rem_residuals`.
 import pyomo.environ as pyo
 
 from ..discretization import rem_residuals
+from .absolute import ABSOLUTE_DESCRIPTION, AbsoluteConfigurations, declare_configurations
 from .base import MultibodyBlockData, declare_rotation, declare_scheme_block, multibody_config
 
 __all__ = ["REMBlock", "REMBlockData"]
 
 
 @declare_scheme_block("REMBlock")
-class REMBlockData(MultibodyBlockData):
+class REMBlockData(AbsoluteConfigurations, MultibodyBlockData):
     """Energy-momentum scheme reduced by the discrete null space method."""
 
     scheme = "rem"
-    CONFIG = declare_rotation(multibody_config())
+    CONFIG = declare_configurations(
+        declare_rotation(multibody_config()), ("lifted", "absolute"), "lifted",
+        "'lifted': node configurations as variables with the reparametrisation "
+        "q_{k+1} = F(w_k, q_k) as equations; " + ABSOLUTE_DESCRIPTION + ".")
 
     def _add_scheme_variables(self):
-        self.w = pyo.Var(self.intervals, self.velocities, initialize=0.0)
+        if self.absolute:
+            self._add_chart_variables(increments=True)
+        else:
+            self.w = pyo.Var(self.intervals, self.velocities, initialize=0.0)
 
     def _add_discrete_equations(self):
-        system, h, rotation = self.system, self.h, self.rotation
+        system, h, rotation, absolute = self.system, self.h, self.rotation, self.absolute
+        if absolute:
+            self._absolute_configurations()
         residuals = self._residuals(
             "step", self.intervals,
-            lambda i: (self.q_array(i), self.v_array(i), [self.w[i, j] for j in self.velocities],
+            lambda i: (self.q_array(i), self.v_array(i), None if absolute else [self.w[i, j] for j in self.velocities],
                        self.q_array(i + 1), self.v_array(i + 1), self.nu_array(i), self.u_array(i)),
             lambda q0, v0, w, q1, v1, nu, u: rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation))
-        self._add_coordinate_equations("reparametrisation", residuals)
+        if not absolute:
+            self._add_coordinate_equations("reparametrisation", residuals)
         self._add_coordinate_equations("kinematics", residuals)
         self._add_velocity_equations("momentum_balance", residuals)
         self._add_velocity_equations("joint_rates", residuals)

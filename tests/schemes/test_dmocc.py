@@ -120,9 +120,9 @@ def test_absolute_form_unknowns_are_the_node_chart_coordinates():
     assert pyo.value(m.dyn.w[0, system.velocities[0]]) == pytest.approx(0.25 - m.dyn.theta_values(0)[0])
 
 
-def test_only_dmocc_and_gc_offer_other_configuration_forms():
+def test_configuration_forms_are_offered_where_the_scheme_has_them():
     system = double_pendulum()
-    for scheme in ("bem", "rem", "dmocc_lm"):
+    for scheme in ("dmocc_lm", "rattle"):
         m = pyo.ConcreteModel()
         with pytest.raises(ConfigurationError, match=f"the {scheme} scheme takes no option 'configurations'"):
             m.dyn = scheme_block(scheme, system=system, steps=4, horizon=1.0, configurations="absolute")

@@ -82,10 +82,14 @@ def test_bem_and_rem_give_the_same_trajectory(long_runs):
     assert np.abs(bem.v - rem.v).max() < 1e-9
 
 
+@pytest.mark.parametrize("configurations", ["lifted", "absolute"])
 @pytest.mark.parametrize("scheme", ["bem", "rem"])
-def test_block_solved_by_ipopt_equals_the_stepper(scheme):
+def test_block_solved_by_ipopt_equals_the_stepper(scheme, configurations):
     """The whole square block through SolverFactory, started from a different
-    trajectory (the plain-midpoint B), converges to the stepper's solution."""
+    trajectory (the plain-midpoint B), converges to the stepper's solution —
+    also with node configurations from the absolute chart q_k = F(θ_k, q_ref)
+    (free root body: rotation vector; spherical and universal joints), which
+    fulfil the constraints to round-off."""
     sys = four_body_system()
     q0, v0 = random_state(sys, 1)
     steps, h = 8, 0.05
@@ -93,10 +97,39 @@ def test_block_solved_by_ipopt_equals_the_stepper(scheme):
     reference = simulate(sys, q0, v0, h, steps, U, scheme=scheme)
     guess = simulate(sys, q0, v0, h, steps, U, scheme="bem", contravariant=False)
     assert np.abs(guess.q - reference.q).max() > 1e-6  # a genuinely different start
-    _, q, v, u, nu = solve_block(scheme, sys, q0, v0, steps, h, U, guess)
+    _, q, v, u, nu = solve_block(scheme, sys, q0, v0, steps, h, U, guess, configurations=configurations)
     assert np.abs(q - reference.q).max() < 1e-10
     assert np.abs(v - reference.v).max() < 1e-10
     np.testing.assert_allclose(u, U)
+    assert max(np.abs(np.asarray(sys.constraints(q_k), float)).max() for q_k in q) < 1e-13
+
+
+@pytest.mark.parametrize("scheme, rows_per_step", [("rem", lambda n, m, dof: n + 2 * dof),
+                                                   ("bem", lambda n, m, dof: 2 * n + dof)])
+def test_absolute_form_states_no_constraint_rows(scheme, rows_per_step):
+    """configurations='absolute': per step the unknowns θ (dof), v (n), ν (dof), u (and γ (m)
+    for BEM); the rows Φ(q_{k+1}) = 0 and q_{k+1} = F(w_k, q_k) are gone, the chart's θ_0
+    reproduces q_0, and REM's increments are the chart differences."""
+    from pyomo_mbdyn.discretization import chart
+
+    sys = four_body_system()
+    q0, v0 = random_state(sys, 2)
+    steps = 3
+    m = pyo.ConcreteModel()
+    m.dyn = scheme_block(scheme, system=sys, steps=steps, horizon=0.1, initial_configuration=q0,
+                         initial_velocity=v0, configurations="absolute")
+    n, mm, dof, n_act = sys.n, sys.m, sys.n_velocities, len(sys.actuated)
+    free = [v for v in m.component_data_objects(pyo.Var) if not v.fixed]
+    rows = list(m.component_data_objects(pyo.Constraint, active=True))
+    assert len(free) == steps * (2 * dof + n + n_act + (mm if scheme == "bem" else 0))
+    assert len(rows) == steps * rows_per_step(n, mm, dof)
+    assert m.dyn.final_configuration_form == "chart"
+    np.testing.assert_allclose(np.asarray(chart(sys, m.dyn.theta_values(0)), float), q0, atol=1e-12)
+    assert all(m.dyn.body[b].v[0, c].fixed for b in sys.bodies for c in m.dyn.body[b].coordinates)
+    if scheme == "rem":
+        j = sys.velocities[-1]
+        m.dyn.theta[1, j].value = m.dyn.theta_values(0)[-1] + 0.25
+        assert pyo.value(m.dyn.w[0, j]) == pytest.approx(0.25)
 
 
 @pytest.mark.parametrize("scheme", ["bem", "rem"])

@@ -66,16 +66,10 @@ def test_chart_form_carries_only_chart_unknowns_and_solves_the_arm_as_the_lifted
     """The arm OCP (N = 20) in both forms: the same optimum and trajectory; the
     chart form's NLP has θ, ṽ at nodes 1..N and ν, u per interval only."""
     from pyomo_mbdyn.models import three_link_arm
-    from pyomo_mbdyn.schemes import scheme_block as block
-    import pyomo_mbdyn.schemes as schemes
 
     results = {}
     for form in ("chart", "lifted"):
-        schemes.scheme_block = lambda name, **kw: block(name, configurations=form, **kw)
-        try:
-            m = three_link_arm.build("gc", steps=20)
-        finally:
-            schemes.scheme_block = block
+        m = three_link_arm.build("gc", steps=20, configurations=form)
         assert m.dyn.configurations == form
         opt = pyo.SolverFactory("casadi_ipopt")
         opt.options["tol"] = 1e-10

@@ -64,13 +64,14 @@ def test_every_arm_scheme_maps_to_the_same_nlp(scheme):
     assert mapped.extras["mapped"], mapped.extras
 
 
-@pytest.mark.parametrize("configurations", ["absolute", "minimal"])
-def test_dmocc_forms_with_expression_inputs_map_to_the_same_nlp(configurations):
+@pytest.mark.parametrize("scheme, configurations", [("dmocc", "absolute"), ("dmocc", "minimal"),
+                                                     ("rem", "absolute"), ("bem", "absolute")])
+def test_forms_with_expression_inputs_map_to_the_same_nlp(scheme, configurations):
     """Inputs that are expressions of the unknowns (q_k = F(θ_k), or the nested
     q_{k+1} = F(w_k, q_k)) enter through the chain rule ∇z and μ = Dᵀλ."""
     system = three_link_arm.build_system()
     m = pyo.ConcreteModel()
-    m.dyn = scheme_block("dmocc", system=system, steps=4, horizon=1.0, configurations=configurations)
+    m.dyn = scheme_block(scheme, system=system, steps=4, horizon=1.0, configurations=configurations)
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort({a: 0.5 for a in m.dyn.actuated})
     assert_same_nlp(m, scale=1e-1)

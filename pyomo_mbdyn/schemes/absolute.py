@@ -1,0 +1,122 @@
+"""Node configurations from the absolute reparametrisation ``q_k = F(θ_k, q_ref)``.
+
+DMOCC §5.3 (the satellite, the pitcher) writes every node configuration as
+the chart of the system's tree, ``q_k = F(θ_k, q_ref)``
+(:func:`~pyomo_mbdyn.discretization.chart`): root positions and rotation
+vectors and joint coordinates θ_k are the unknowns, and the redundant
+``q_k`` are named Expressions of θ_k alone.  The constraints Φ(q_k) = 0 then
+hold identically, so a scheme drops the rows that state them (the
+reparametrisation q_{k+1} = F(w_k, q_k) of REM and DMOCC, Φ(q_{k+1}) = 0 of
+BEM) and keeps everything else — the same discrete equations in q and v,
+hence the same solutions, with the size of the thesis's formulations in
+joint angles (the three-link arm's REM: 45 unknowns per step instead of 81).
+
+:class:`AbsoluteConfigurations` adds this form to a scheme block: the node
+variables ``theta[k, j]`` (θ_0 fixed from the initial configuration), the
+replacement of ``body[b].q`` by the chart, the final-configuration form
+``"chart"`` (θ_N fixed), values, and initialisation from any trajectory (the
+chart inverted node by node).  Joint angles are unrestricted; the rotation
+vector of a free body must stay below 2π from the reference (the chart's
+singularity), which the blocks' docstrings say.
+"""
+
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.common.config import ConfigValue, In
+
+from ..discretization import chart, chart_coordinates
+from ..errors import ConfigurationError
+
+__all__ = ["AbsoluteConfigurations", "declare_configurations"]
+
+ABSOLUTE_DESCRIPTION = ("'absolute': node configurations q_k = F(θ_k, q_ref) of node chart coordinates θ_k "
+                        "(joint angles, root positions and rotation vectors), constraints fulfilled exactly, "
+                        "rotations of free bodies below 2π from the reference")
+
+
+def declare_configurations(config, forms, default, description):
+    """Add the ``configurations`` option (the forms the block offers) to a block's CONFIG."""
+    config.declare("configurations", ConfigValue(default=default, domain=In(list(forms)),
+                                                 description=description))
+    return config
+
+
+class AbsoluteConfigurations:
+    """Mixin of the scheme blocks that offer ``configurations="absolute"`` (see the module docstring).
+
+    The block calls :meth:`_add_chart_variables` among its variables and
+    :meth:`_absolute_configurations` before stating its equations.
+    """
+
+    @property
+    def absolute(self):
+        """True when node configurations are the chart of node variables θ_k."""
+        return self.configurations == "absolute"
+
+    @property
+    def final_configuration_form(self):
+        """``"chart"`` (θ_N fixed) in the absolute form, else the record's default."""
+        return "chart" if self.absolute else super().final_configuration_form
+
+    def _add_chart_variables(self, increments=False):
+        """``theta[k, j]`` at every node; with ``increments`` also the Expressions
+        ``w[k, j] = θ_{k+1} - θ_k`` that stand for the relative increments (exact for
+        revolute, prismatic and cylindrical joints and positions; a first-order proxy
+        for rotation vectors)."""
+        self.theta = pyo.Var(self.nodes, self.velocities, initialize=0.0)
+        if increments:
+            self.w = pyo.Expression(self.intervals, self.velocities,
+                                    rule=lambda b, k, j: b.theta[k + 1, j] - b.theta[k, j])
+
+    def _theta(self, k):
+        return np.array([self.theta[k, j] for j in self.velocities], dtype=object)
+
+    def _absolute_configurations(self):
+        """Replace the node configuration variables by q_k = F(θ_k, q_ref)."""
+        rotation = self.rotation
+        self._replace_node_variables("q", {k: chart(self.system, self._theta(k), rotation) for k in self.nodes})
+
+    def theta_values(self, k):
+        """Chart coordinates θ_k as floats."""
+        return np.array([pyo.value(self.theta[k, j]) for j in self.velocities], dtype=float)
+
+    def configuration_values(self):
+        """Node configurations from the chart (absolute form), numerically."""
+        if not self.absolute:
+            return super().configuration_values()
+        return np.array([np.asarray(chart(self.system, self.theta_values(k), self.rotation), float)
+                         for k in self.nodes])
+
+    def _fix_initial_state(self):
+        super()._fix_initial_state()
+        if not self.absolute:
+            return
+        try:
+            theta0 = chart_coordinates(self.system, self.q_initial, rotation=self.rotation)
+        except ValueError as err:
+            raise ConfigurationError(f"{self.scheme} block (configurations='absolute'): the initial "
+                                     f"configuration is outside the chart: {err}") from None
+        for j, name in enumerate(self.velocities):
+            self.theta[0, name].fix(theta0[j])
+            for k in self.nodes:
+                if k > 0:
+                    self.theta[k, name].value = theta0[j]
+
+    def _initialize_scheme(self, trajectory):
+        super()._initialize_scheme(trajectory)
+        if not self.absolute:
+            return
+        theta = getattr(trajectory, "theta", None)
+        if theta is None:  # invert the chart node by node, continuing from the previous node
+            theta, start = [], None
+            for k, q in enumerate(trajectory.q):
+                try:  # a guess may fulfil the constraints only roughly
+                    start = chart_coordinates(self.system, q, rotation=self.rotation, start=start, atol=1e-4)
+                except ValueError as err:
+                    raise ConfigurationError(f"{self.scheme} block: the guess's node {k} is outside the "
+                                             f"absolute chart ({err})") from None
+                theta.append(start)
+        for k in self.nodes:
+            for j, name in enumerate(self.velocities):
+                if not self.theta[k, name].fixed:
+                    self.theta[k, name].value = theta[k][j]
