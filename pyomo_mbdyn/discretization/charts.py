@@ -19,7 +19,7 @@ from ..mechanics.linalg import as_array, shared_array
 from .common import compiled_function, numeric as _numeric, symbols
 from .jets import directional_derivatives
 
-__all__ = ["chart", "chart_velocity", "chart_state", "chart_basis", "chart_coordinates"]
+__all__ = ["chart", "chart_velocity", "chart_state", "chart_replayed", "chart_basis", "chart_coordinates"]
 
 
 def _compiled(system, rotation, name):
@@ -36,6 +36,8 @@ def _compiled(system, rotation, name):
         q = casadi.vertcat(*[casadi.SX(e) for e in np.asarray(q, dtype=object).ravel()])
         if name == "basis":
             return casadi.Function("chart_basis", [theta], [q, casadi.jacobian(q, theta)])
+        if name == "configuration":
+            return casadi.Function("chart", [theta], [q])
         vt = casadi.SX.sym("vt", system.n_velocities)
         v = casadi.jtimes(q, theta, vt)
         if name == "state":
@@ -80,6 +82,21 @@ def chart_state(system, theta, vt, rotation="exp", share=True):
         q, v = replay(_compiled(system, rotation, "state"), [np.concatenate([theta, vt])], share=share)
         return q, v
     return chart_velocity(system, theta, vt, rotation)[:2]
+
+
+def chart_replayed(system, theta, rotation="exp", share=False):
+    """``q(θ)`` on Pyomo expressions by replaying the compiled chart
+    (:func:`~pyomo_mbdyn.mechanics.replay.replay`, one Pyomo node per CasADi
+    instruction; values used twice as named Expressions only with ``share``);
+    the same formula as :func:`chart`, several times cheaper to build than
+    tracing it through Pyomo's operators.  Numbers and CasADi symbols go to
+    :func:`chart`."""
+    from ..mechanics.replay import backend_of, replay
+
+    theta = np.asarray(theta, dtype=object).ravel()
+    if system.n_velocities and backend_of(theta) == "pyomo":
+        return replay(_compiled(system, rotation, "configuration"), [theta], share=share)[0]
+    return chart(system, theta, rotation)
 
 
 def chart_basis(system, theta, rotation):

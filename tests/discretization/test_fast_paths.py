@@ -95,6 +95,29 @@ def test_fast_chart_inverse_equals_generic_inverse(rotation):
         assert np.abs(generic_chart(system, th, rotation) - q).max() < 1e-12
 
 
+@pytest.mark.parametrize("rotation", ["exp", "cayley"])
+def test_replayed_chart_on_pyomo_variables_equals_the_formula(rotation):
+    """chart_replayed: q(θ) as Pyomo expressions of θ (the absolute configuration
+    forms' nodes), equal to the traced formula at random θ."""
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.discretization import chart_replayed
+
+    system = chain()
+    m = pyo.ConcreteModel()
+    m.theta = pyo.Var(range(system.n_velocities))
+    q = chart_replayed(system, [m.theta[j] for j in range(system.n_velocities)], rotation)
+    assert len(q) == system.n
+    rng = np.random.default_rng(13)
+    for _ in range(3):
+        theta = rng.uniform(-1.5, 1.5, system.n_velocities)
+        for j, t in enumerate(theta):
+            m.theta[j].value = t
+        values = np.array([pyo.value(e) for e in q])
+        assert np.abs(values - generic_chart(system, theta, rotation)).max() < 1e-13
+    assert np.abs(np.asarray(chart_replayed(system, theta, rotation)) - chart(system, theta, rotation)).max() == 0
+
+
 def test_configuration_outside_the_chart_still_raises():
     system = chain()
     q = system.q0.copy()
