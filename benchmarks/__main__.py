@@ -22,8 +22,11 @@ from benchmarks.runner import RESULTS, load, series_run
 
 J_STAR = 3981028.0  # issue 14: the continuous optimum of the arm (all sequences O(h²))
 NS = [20, 40, 80, 160, 320, 640]
-LIB_SERIES = [("crane", "bem"), ("crane", "rem"), ("three-link-arm", "rem"), ("three-link-arm", "bem"),
-              ("three-link-arm", "gc")]
+#: (model, scheme, configurations); None = the model's own choice (the chart forms for the
+#: arm and the crane since issue 14), "lifted" = node configurations as variables
+LIB_SERIES = [("crane", "bem", None), ("crane", "rem", None), ("three-link-arm", "rem", None),
+              ("three-link-arm", "bem", None), ("three-link-arm", "gc", None), ("three-link-arm", "dmocc", None),
+              ("three-link-arm", "rem", "lifted"), ("three-link-arm", "bem", "lifted"), ("crane", "bem", "lifted")]
 HAND = ["arm-rem", "arm-rem-v", "arm-bem", "crane-bem", "crane-rem"]
 #: hand-written problem → (library model, scheme, paper N)
 PAIRS = {"arm-rem": ("three-link-arm", "rem", 20), "arm-rem-v": ("three-link-arm", "rem", 20),
@@ -60,6 +63,8 @@ def run_paper(repeats=REPEATS):
             series_run(S("paper"), [("hand", name, n, "same")])
             if name != "arm-rem-v":
                 series_run(S("paper"), [("library", model, scheme, n)])
+                if model == "three-link-arm":  # the lifted form beside the model's chart form
+                    series_run(S("paper"), [("library", model, scheme, n, "lifted")])
 
 
 def run(quick):
@@ -67,8 +72,9 @@ def run(quick):
     run_paper(1 if quick else REPEATS)
     for series in ("scaling", "hand_scaling", "dae", "chain"):
         _fresh(S(series))
-    for model, scheme in LIB_SERIES:
-        series_run(S("scaling"), [("library", model, scheme, n) for n in ns])
+    for model, scheme, form in LIB_SERIES:
+        tail = () if form is None else (form,)
+        series_run(S("scaling"), [("library", model, scheme, n) + tail for n in ns])
     for name in HAND:
         series_run(S("hand_scaling"), [("hand", name, n) for n in ns])
         series_run(S("hand_scaling"), [("hand", name, n, "same") for n in ns])
@@ -91,7 +97,12 @@ def _latest(rows, key):
 
 
 def _lib():
-    return _latest(load(S("scaling")), lambda r: (r.get("model"), r.get("scheme"), r.get("N")))
+    """Scaling results keyed (model, scheme, N) for the models' own forms and
+    (model, scheme, N, form) for the others."""
+    def key(r):
+        form = r.get("configurations")
+        return (r.get("model"), r.get("scheme"), r.get("N")) + (() if form is None else (form,))
+    return _latest(load(S("scaling")), key)
 
 
 def _hand():
@@ -123,7 +134,8 @@ def table_side_by_side():
              "| agreeing digits | hand wall s, library's IPOPT options (it) | ratio wall |",
              "|---" * 17 + "|"]
     for name, (model, scheme, n) in PAIRS.items():
-        L = _best([r for r in rows if r.get("model") == model and r.get("scheme") == scheme and r.get("N") == n])
+        L = _best([r for r in rows if r.get("model") == model and r.get("scheme") == scheme and r.get("N") == n
+                   and r.get("configurations") is None])
         H = _best([r for r in rows if r.get("name") == name and r.get("N") == n and not r.get("options")])
         H2 = _best([r for r in rows if r.get("name") == name and r.get("N") == n and r.get("options")])
         if L is None or H is None:
@@ -133,6 +145,10 @@ def table_side_by_side():
             same = (f" {_f(H2['wall_s'], '{:.3f}')} ({H2.get('iterations')}) "
                     f"| {_f(L['wall_s'] / H2['wall_s'], '{:.1f}')}× |")
         lines.append(_pair_row(name, n, L, H) + same)
+        lifted = _best([r for r in rows if r.get("model") == model and r.get("scheme") == scheme
+                        and r.get("N") == n and r.get("configurations") == "lifted"])
+        if lifted is not None:
+            lines.append(_pair_row(f"{name} (library lifted)", n, lifted, H) + " – | – |")
     # N >= 160 from the scaling series (one solve each)
     lib, hand = _lib(), _hand()
     for name, (model, scheme, _) in PAIRS.items():
@@ -169,16 +185,18 @@ def table_scaling():
              "| peak RSS MB (after imports) | J |",
              "|---" * 12 + "|"]
     fits = []
-    for model, scheme in LIB_SERIES:
-        pts = [lib[(model, scheme, n)] for n in NS if (model, scheme, n) in lib]
+    for model, scheme, form in LIB_SERIES:
+        tail = () if form is None else (form,)
+        pts = [lib[(model, scheme, n) + tail] for n in NS if (model, scheme, n) + tail in lib]
+        label = f"{model} {scheme}" + ("" if form is None else f" {form}")
         for r in pts:
             lines.append(
-                f"| {model} {scheme} | {r['N']} | {r.get('status')} | {r.get('iterations')} | {_f(r.get('build_s'))} "
+                f"| {label} | {r['N']} | {r.get('status')} | {r.get('iterations')} | {_f(r.get('build_s'))} "
                 f"| {_f(r.get('translate_s'))} | {_f(r.get('nlpsol_s'))} | {_f(r.get('ipopt_s'))} "
                 f"| {_f(r.get('wall_s'))} | {_f(r.get('cpu_s'))} "
                 f"| {_f(r.get('rss_peak_mb'), '{:.0f}')} ({_f(r.get('rss_base_mb'), '{:.0f}')}) "
                 f"| {_f(r.get('objective'), '{:.10g}')} |")
-        fits.append((f"library {model} {scheme}", [r for r in pts if r.get("status") in OK]))
+        fits.append((f"library {label}", [r for r in pts if r.get("status") in OK]))
     for name, options in ((h, o) for h in HAND for o in (None, "library")):
         pts = [hand[(name, n, options)] for n in NS if (name, n, options) in hand]
         label = name if options is None else f"{name} (library's IPOPT options)"
@@ -253,7 +271,7 @@ def table_dae():
     rows = []
     for (method, n), r in sorted(dae.items(), key=lambda kv: (kv[0][0], kv[0][1])):
         rows.append((f"pyomo.dae {method}", n, r))
-    for scheme in ("rem", "bem", "gc"):
+    for scheme in ("rem", "bem", "gc", "dmocc"):
         for n in NS:
             r = lib.get(("three-link-arm", scheme, n))
             if r is not None:

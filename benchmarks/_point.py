@@ -5,8 +5,10 @@ seconds), iterations, status, objective, and the process's peak resident
 memory (``ru_maxrss``) with the level after imports, so that every point's
 memory is its own.  Kinds:
 
-* ``library MODEL SCHEME N`` — ``module.build`` then ``casadi_ipopt`` (IPOPT
-  ``max_wall_time`` = the time limit), phases from ``solver.timings``;
+* ``library MODEL SCHEME N [FORM]`` — ``module.build`` (``FORM``: its
+  ``configurations`` keyword, e.g. ``lifted``; default the model's choice) then
+  ``casadi_ipopt`` (IPOPT ``max_wall_time`` = the time limit), phases from
+  ``solver.timings``;
 * ``hand NAME N [same]`` — :mod:`benchmarks.handwritten` (``same``: with the
   library's IPOPT defaults, ``pyomo_mbdyn.solvers.ampl_driver.IPOPT_DEFAULTS``);
 * ``dae METHOD NFE`` — :mod:`benchmarks.dae_arm`;
@@ -75,9 +77,11 @@ def main(argv):
         from pyomo_mbdyn.models import MODELS
 
         name, scheme, N = args[0], args[1], int(args[2])
+        form = args[3] if len(args) > 3 else None
         module = importlib.import_module(MODELS[name])
-        out = library_point(lambda: module.build(scheme=scheme, steps=N))
-        out.update(model=name, scheme=scheme, N=N)
+        extra = {} if form is None else {"configurations": form}
+        out = library_point(lambda: module.build(scheme=scheme, steps=N, **extra))
+        out.update(model=name, scheme=scheme, N=N, configurations=form)
     elif kind == "hand":
         from benchmarks.handwritten import solve_handwritten
 

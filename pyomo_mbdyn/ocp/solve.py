@@ -13,7 +13,7 @@ reported the same way, before any solver runs.
 from ..errors import MbdynError, SolveFailedError
 
 __all__ = ["solve", "solve_refined", "refinable", "refinement_grids", "ADVICE", "SUCCESS", "REFINE_FROM",
-           "IPOPT_OPTIONS", "REFINED_STAGE_OPTIONS"]
+           "REFINED_STAGE_OPTIONS"]
 
 #: termination conditions that count as a solution
 SUCCESS = ("optimal", "locallyOptimal")
@@ -21,15 +21,6 @@ SUCCESS = ("optimal", "locallyOptimal")
 #: coarsest grid of :func:`solve_refined` by default: the paper models converge
 #: from their interpolated guesses at N ≤ 80 (benchmarks/README.md, "Convergence at scale")
 REFINE_FROM = 80
-
-#: IPOPT options :func:`solve` adds for the IPOPT plugins shipped with the library
-#: (``casadi_ipopt``, ``casadi_ipopt_nl``: IPOPT with MUMPS) unless the caller sets
-#: them.  MUMPS's pivot tolerance 1e-4 instead of IPOPT's 1e-6: the lifted schemes'
-#: KKT matrices are badly scaled (the arm's multipliers of the kinematic rows grow
-#: like 1/h: 3.5e7 at N = 40), and with the looser pivoting MUMPS's factors are too inaccurate
-#: for the inertia test — IPOPT then adds regularisations of 1e7–1e10 and stalls
-#: (the three-link arm's REM at N ≥ 160; benchmarks/README.md, "Convergence at scale").
-IPOPT_OPTIONS = {"mumps_pivtol": 1e-4}
 
 #: IPOPT options of the refined stages of :func:`solve_refined`: the starting
 #: multipliers are IPOPT's least-squares estimate at the refined guess, which lies
@@ -99,8 +90,9 @@ def solve(model, solver=None, options=None, tee=False, accept=SUCCESS):
     ----------
     model : a Pyomo model (e.g. from a ``pyomo_mbdyn.models`` module)
     solver : a solver name, a SolverFactory object, or None for ``get_solver()``
-    options : dict of solver options; for ``casadi_ipopt`` and ``casadi_ipopt_nl``
-        :data:`IPOPT_OPTIONS` are added unless given here or on the solver
+    options : dict of solver options (the IPOPT plugins add the library's
+        defaults, :data:`pyomo_mbdyn.solvers.ampl_driver.IPOPT_DEFAULTS`, unless
+        given here or on the solver)
     accept : termination conditions treated as success
     """
     from ..solvers import get_solver
@@ -108,7 +100,7 @@ def solve(model, solver=None, options=None, tee=False, accept=SUCCESS):
     _check_degrees_of_freedom(model)
     opt = solver if hasattr(solver, "solve") else get_solver(solver, model=model)
     try:
-        results = opt.solve(model, tee=tee, options=_with_defaults(opt, options, IPOPT_OPTIONS))
+        results = opt.solve(model, tee=tee, options=dict(options or {}))
     except MbdynError:
         raise
     except ValueError as err:  # raised by Pyomo's writers on trivially infeasible rows

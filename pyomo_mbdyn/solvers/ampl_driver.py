@@ -41,15 +41,33 @@ import os
 import sys
 import time
 
-__all__ = ["main", "solve_nl", "IPOPT_RESULT_CODES", "IPOPT_DEFAULTS"]
+__all__ = ["main", "solve_nl", "IPOPT_RESULT_CODES", "IPOPT_DEFAULTS", "with_ipopt_defaults"]
 
-#: IPOPT options both casadi_ipopt paths set unless the user does.  MUMPS's
-#: automatic fill-reducing ordering (7) picks an ordering that makes the KKT
-#: factorisations of the lifted schemes 3-4x slower than SCOTCH (3) and, on the
-#: three-link arm at N = 160, so inaccurate that IPOPT stalls (51 iterations,
-#: regularisation to 1e7) where SCOTCH converges in 8 (benchmarks/README.md,
-#: "Linear algebra").
-IPOPT_DEFAULTS = {"mumps_pivot_order": 3}
+#: IPOPT options both casadi_ipopt paths set unless the user does (the one table
+#: of the library's IPOPT defaults; :func:`with_ipopt_defaults`).
+#:
+#: * ``mumps_pivot_order`` 3 (SCOTCH): MUMPS's automatic fill-reducing ordering
+#:   (7) makes the KKT factorisations of the lifted schemes 3-4x slower than
+#:   SCOTCH and, on the three-link arm at N = 160, so inaccurate that IPOPT stalls
+#:   (51 iterations, regularisation to 1e7) where SCOTCH converges in 8
+#:   (benchmarks/README.md, "Linear algebra").
+#: * ``mumps_pivtol`` 1e-4 instead of IPOPT's 1e-6: the lifted schemes' KKT
+#:   matrices are badly scaled (the arm's multipliers of the kinematic rows grow
+#:   like 1/h: 3.5e7 at N = 40); with the looser pivoting the factors are too
+#:   inaccurate for IPOPT's inertia test, which then regularises by 1e7-1e10 and
+#:   stalls (the arm's REM at N >= 160; benchmarks/README.md, "Convergence at scale").
+#:
+#: The ``mumps_*`` entries apply only when MUMPS is the linear solver.
+IPOPT_DEFAULTS = {"mumps_pivot_order": 3, "mumps_pivtol": 1e-4}
+
+
+def with_ipopt_defaults(options):
+    """``options`` (IPOPT's, as the user gave them) with :data:`IPOPT_DEFAULTS`
+    added where unset; MUMPS's options only when ``linear_solver`` is MUMPS."""
+    defaults = IPOPT_DEFAULTS
+    if str(options.get("linear_solver", "mumps")) != "mumps":
+        defaults = {k: v for k, v in defaults.items() if not k.startswith("mumps_")}
+    return {**defaults, **options}
 
 #: Ipopt's ApplicationReturnStatus (as CasADi names it) → (solve_result_num,
 #: message), following ``AmplTNLP::finalize_solution`` of Ipopt 3.14.
@@ -167,7 +185,7 @@ def solve_nl(solver, stub, options):
     for name, value in options.items():
         solver_opts[name] = value
     if solver == "ipopt":
-        opts["ipopt"] = {**IPOPT_DEFAULTS, **solver_opts}
+        opts["ipopt"] = with_ipopt_defaults(solver_opts)
     else:
         opts["bonmin"] = solver_opts
         opts["discrete"] = [bool(d) for d in builder.discrete]

@@ -82,7 +82,7 @@ from pyomo.solvers.plugins.solvers.direct_or_persistent_solver import DirectOrPe
 from pyomo.solvers.plugins.solvers.direct_solver import DirectSolver
 
 from ..errors import ConfigurationError, UnsupportedModelError
-from .ampl_driver import BONMIN_RESULT_CODES, IPOPT_DEFAULTS, IPOPT_RESULT_CODES, _convert
+from .ampl_driver import BONMIN_RESULT_CODES, IPOPT_RESULT_CODES, _convert, with_ipopt_defaults
 from .selection import library_version
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
@@ -211,7 +211,7 @@ class _CasadiDirect(DirectSolver):
         if self._timelimit is not None and self.time_limit_option not in options:
             options[self.time_limit_option] = float(self._timelimit)
         if self.backend == "ipopt":
-            options = {**IPOPT_DEFAULTS, **options}
+            options = with_ipopt_defaults(options)
         return options
 
     def _initial_multipliers(self, nlp):

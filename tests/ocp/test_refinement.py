@@ -11,7 +11,8 @@ from pyomo_mbdyn.cli import main
 from pyomo_mbdyn.errors import SolveFailedError
 from pyomo_mbdyn.models import crane, pendulum, satellite_spin, three_link_arm
 from pyomo_mbdyn.ocp import refinable, refinement_grids, solve, solve_refined
-from pyomo_mbdyn.ocp.solve import IPOPT_OPTIONS, REFINED_STAGE_OPTIONS, _with_defaults
+from pyomo_mbdyn.ocp.solve import REFINED_STAGE_OPTIONS, _with_defaults
+from pyomo_mbdyn.solvers.ampl_driver import IPOPT_DEFAULTS, with_ipopt_defaults
 from pyomo_mbdyn.solvers import get_solver
 
 
@@ -80,13 +81,15 @@ def test_a_failed_stage_is_named():
 
 
 def test_ipopt_defaults_are_added_but_never_override():
+    """One table of IPOPT defaults, applied by the IPOPT plugins; the user's options win,
+    MUMPS's options only with MUMPS; the refined stages' options only where unset."""
+    assert with_ipopt_defaults({}) == IPOPT_DEFAULTS
+    assert with_ipopt_defaults({"mumps_pivtol": 1e-2})["mumps_pivtol"] == 1e-2
+    assert not any(k.startswith("mumps_") for k in with_ipopt_defaults({"linear_solver": "ma27"}))
     opt = get_solver("casadi_ipopt")
-    assert _with_defaults(opt, None, IPOPT_OPTIONS) == IPOPT_OPTIONS
-    assert _with_defaults(opt, {"mumps_pivtol": 1e-2}, IPOPT_OPTIONS)["mumps_pivtol"] == 1e-2
+    assert _with_defaults(opt, None, REFINED_STAGE_OPTIONS) == REFINED_STAGE_OPTIONS
     opt.options["constr_mult_init_max"] = 5.0
     assert "constr_mult_init_max" not in _with_defaults(opt, {}, REFINED_STAGE_OPTIONS)
-    # MUMPS's options only with MUMPS
-    assert "mumps_pivtol" not in _with_defaults(opt, {"linear_solver": "ma27"}, IPOPT_OPTIONS)
 
 
 def test_models_that_can_be_refined():
@@ -132,9 +135,10 @@ def test_run_without_refinement_has_no_stages(capsys):
 
 @pytest.mark.slow
 def test_arm_rem_converges_at_n320_from_its_guess():
-    """The stall of issue 14 (IPOPT from the interpolated guess at N = 320) was
-    MUMPS's pivot tolerance: with IPOPT_OPTIONS it converges directly."""
-    m = three_link_arm.build("rem", steps=320)
+    """The stall of issue 14 (IPOPT from the interpolated guess at N = 320, lifted
+    configurations) was MUMPS's pivot tolerance: with the library's IPOPT defaults
+    (IPOPT_DEFAULTS) it converges directly."""
+    m = three_link_arm.build("rem", steps=320, configurations="lifted")
     results = solve(m, "casadi_ipopt", options={"tol": 1e-8})
     assert _objective(m) == pytest.approx(3981054.52603, rel=1e-10)
     assert results.solver.iterations <= 12
