@@ -1,4 +1,4 @@
-"""Convergence at scale (issue 14): arm and crane, BEM and REM, N = 160…640, one point per process.
+"""Convergence at scale (issue 14): the paper models up to N = 640, one point per process.
 
 A script, not a test::
 
@@ -14,6 +14,12 @@ stores in benchmarks/README.md) the table of the stored points.  Starts:
 * ``refined`` — :func:`pyomo_mbdyn.ocp.solve_refined` from N = 80 (``pyomo-mbdyn
   run`` does this from N = 160), one row per stage; ``refined8``: the same with
   ``ratio=8`` (N = 80, then 640).
+
+Configurations: the points of ``POINTS`` (arm and crane) state node
+configurations as variables (``configurations="lifted"``, the models' form
+when they were first measured); those of ``MODEL_POINTS`` (every paper model,
+label suffix ``-default``) use each model's own choice (since issue 14 the
+chart forms for the arm and the crane).
 
 ``variant`` overrides the library's IPOPT options to show what each one does:
 ``old-pivtol`` is MUMPS's pivot tolerance before this change (1e-6, IPOPT's
@@ -35,7 +41,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results", "convergence.jsonl")
 
 VARIANTS = {"": {}, "old-pivtol": {"mumps_pivtol": 1e-6}, "zero-mult": {"constr_mult_init_max": 1e3}}
-MODULES = {"arm": "pyomo_mbdyn.models.three_link_arm", "crane": "pyomo_mbdyn.models.crane"}
+MODULES = {"arm": "pyomo_mbdyn.models.three_link_arm", "crane": "pyomo_mbdyn.models.crane",
+           "sphere": "pyomo_mbdyn.models.sphere", "satellite": "pyomo_mbdyn.models.satellite",
+           "satellite-underactuated": "pyomo_mbdyn.models.satellite_underactuated",
+           "pitcher": "pyomo_mbdyn.models.pitcher"}
+#: models whose build takes ``configurations`` (the POINTS below are measured lifted)
+LIFTED = {"arm", "crane"}
 
 #: (model, scheme, N, start, variant), in the order they run
 POINTS = ([("crane", scheme, n, start, "") for scheme in ("bem", "rem") for n in (160, 320, 640)
@@ -50,14 +61,26 @@ POINTS = ([("crane", scheme, n, start, "") for scheme in ("bem", "rem") for n in
           + [("crane", scheme, 640, "refined8", "") for scheme in ("bem", "rem")]
           + [("arm", scheme, 320, "refined8", "") for scheme in ("rem", "bem")])
 
+#: every paper model at N = 640 in the model's own configuration form: from its guess
+#: (``solve``) and as ``pyomo-mbdyn run --steps 640`` solves it (refined ≤×8 from 80)
+MODEL_POINTS = ([("arm", scheme, 640, start, "", "default") for scheme in ("rem", "bem", "dmocc", "gc")
+                 for start in ("guess", "refined8")]
+                + [("crane", scheme, 640, start, "", "default") for scheme in ("bem", "rem", "gc")
+                   for start in ("guess", "refined8")]
+                + [(model, "dmocc", 640, start, "", "default")
+                   for model in ("sphere", "pitcher", "satellite", "satellite-underactuated")
+                   for start in ("guess", "refined8")])
+
 
 def label(point):
-    model, scheme, n, start, variant = point
-    return f"{model}-{scheme}-{n}-{start}" + (f"-{variant}" if variant else "")
+    model, scheme, n, start, variant = point[:5]
+    form = point[5] if len(point) > 5 else None
+    return f"{model}-{scheme}-{n}-{start}" + (f"-{variant}" if variant else "") + (f"-{form}" if form else "")
 
 
-def run_point(model, scheme, n, start, variant, cap):
-    """Solve one point in this process; the list of stage rows."""
+def run_point(model, scheme, n, start, variant, form=None, cap=300.0):
+    """Solve one point in this process; the list of stage rows (``form`` None: the
+    lifted configurations of the first measurements; ``"default"``: the model's own)."""
     import importlib
 
     import pyomo.environ as pyo
@@ -69,6 +92,7 @@ def run_point(model, scheme, n, start, variant, cap):
 
     module = importlib.import_module(MODULES[model])
     options = {"tol": 1e-8, "max_wall_time": float(cap), **VARIANTS[variant]}
+    kwds = {"configurations": "lifted"} if form is None and model in LIFTED else {}
     rows = []
 
     def report(stage):
@@ -78,7 +102,7 @@ def run_point(model, scheme, n, start, variant, cap):
     t0 = time.perf_counter()
     try:
         if start == "guess":
-            m = module.build(scheme, steps=n)
+            m = module.build(scheme, steps=n, **kwds)
             t1 = time.perf_counter()
             results = solve(m, solver=opt, options=options)
             report({"steps": n, "start": "guess", "status": str(results.solver.termination_condition),
@@ -87,7 +111,7 @@ def run_point(model, scheme, n, start, variant, cap):
                     "build_seconds": t1 - t0, "solve_seconds": time.perf_counter() - t1,
                     "solver_seconds": results.solver.wallclock_time})
         else:
-            solve_refined(lambda k: module.build(scheme, steps=k), n, solver=opt, options=options,
+            solve_refined(lambda k: module.build(scheme, steps=k, **kwds), n, solver=opt, options=options,
                           report=report, ratio=8 if start == "refined8" else 2)
     except SolveFailedError as err:
         rows.append({"steps": rows[-1]["steps"] * 2 if rows else n,
@@ -132,15 +156,16 @@ def _stored():
 def table():
     """One row per stored point: stages' iterations joined by '+', seconds summed over stages."""
     starts = {"guess": "guess", "refined": "refined ×2", "refined8": "refined ≤×8"}
-    lines = ["| model | scheme | N | start | grids | status | iterations | s (all stages) "
+    lines = ["| model | scheme | configurations | N | start | grids | status | iterations | s (all stages) "
              "| IPOPT s (last stage) | J |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     stored = _stored()
-    for point in POINTS:
+    for point in POINTS + MODEL_POINTS:
         rec = stored.get(label(point))
         if rec is None:
             continue
-        model, scheme, n, start, variant = point
+        model, scheme, n, start, variant = point[:5]
+        form = "lifted" if len(point) == 5 else "model's"
         rows = rec["rows"]
         what = starts[start] + (f", {variant}" if variant else "")
         last = rows[-1]
@@ -153,9 +178,9 @@ def table():
         else:
             ipopt = last.get("solver_seconds")
             secs = f"{sum(r['build_seconds'] + r['solve_seconds'] for r in rows):.1f}"
-        grids = ", ".join(str(r["steps"]) for r in rows)
+        grids = ", ".join(str(r.get("steps", "?")) for r in rows)
         J = "" if last.get("objective") is None else f"{last['objective']:.5f}"
-        lines.append(f"| {model} | {scheme} | {n} | {what} | {grids} | {last['status']} | "
+        lines.append(f"| {model} | {scheme} | {form} | {n} | {what} | {grids} | {last['status']} | "
                      f"{' + '.join(iterations)} | {secs} | "
                      f"{'' if ipopt is None else f'{ipopt:.1f}'} | {J} |")
     return "\n".join(lines)
@@ -170,10 +195,11 @@ def main(argv=None):
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)
     if args.point is not None:
-        print(json.dumps(run_point(*json.loads(args.point), cap=args.cap)))
+        point = json.loads(args.point)
+        print(json.dumps(run_point(*point[:5], form=point[5] if len(point) > 5 else None, cap=args.cap)))
         return 0
     if not args.table:
-        for point in POINTS:
+        for point in POINTS + MODEL_POINTS:
             if args.only is not None and not any(label(point).startswith(o) for o in args.only):
                 continue
             rows = _measure(point, args.cap)

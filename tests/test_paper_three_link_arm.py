@@ -17,8 +17,8 @@ from pyomo_mbdyn.ocp import multipliers
 from formulations import assert_multipliers_consistent, assert_same_optimum, cost, solve_with_duals
 
 
-def solve(scheme, case="free", steps=arm.STEPS):
-    return solve_with_duals(arm.build(scheme, steps=steps, case=case))
+def solve(scheme, case="free", steps=arm.STEPS, configurations=None):
+    return solve_with_duals(arm.build(scheme, steps=steps, case=case, configurations=configurations))
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +44,20 @@ def test_multipliers_of_bem_and_rem(free):
     """Thesis Eqs. 7.19–7.22 with the documented dual sign: u = -λᵖ (REM), u = -B λᵖ
     (BEM), λ^REM = B(q♯) λ^BEM, λ^BEM = P λ^REM, G λ^BEM = 0."""
     assert_multipliers_consistent(free["bem"].dyn, free["rem"].dyn)
+
+
+def test_lifted_forms_have_the_same_optimum_and_multipliers(free):
+    """Node configurations as variables (the Φ and reparametrisation rows stated):
+    BEM = REM again, the same optimum as the model's chart forms, and the
+    multipliers of the momentum rows unchanged (the chart only removes rows whose
+    multipliers are projected out: Pᵀ G ᵀ = 0)."""
+    lifted = {scheme: solve(scheme, configurations="lifted") for scheme in ("bem", "rem")}
+    assert_same_optimum(lifted["bem"], lifted["rem"])
+    assert_same_optimum(lifted["rem"], free["rem"])
+    assert_multipliers_consistent(lifted["bem"].dyn, lifted["rem"].dyn)
+    for scheme in ("bem", "rem"):
+        lam, lam_chart = (multipliers.momentum_multipliers(m.dyn) for m in (lifted[scheme], free[scheme]))
+        assert np.abs(lam - lam_chart).max() < 1e-6 * np.abs(lam).max(), scheme
 
 
 def test_gc_controls_from_multipliers(free):

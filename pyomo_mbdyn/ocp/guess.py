@@ -88,8 +88,12 @@ def refined_trajectory(system, h, steps, coarse, contravariant=True, bc_type="cl
         raise ConfigurationError(f"refined_trajectory: steps must be ≥ 1, got {steps!r}")
     t_coarse = np.asarray(coarse.t, float)
     theta_c, start = [], None
-    for q in np.asarray(coarse.q, float):
-        start = chart_coordinates(system, q, start=start)
+    for k, q in enumerate(np.asarray(coarse.q, float)):
+        try:  # a solved trajectory fulfils the constraints to the solver's tolerance only
+            start = chart_coordinates(system, q, start=start, atol=1e-6)
+        except ValueError as err:
+            raise ConfigurationError(f"refined_trajectory: node {k} of the coarse trajectory is not "
+                                     f"reached by the chart of {system} ({err})") from None
         theta_c.append(np.asarray(start, float))
     spline = CubicSpline(t_coarse, np.array(theta_c), bc_type=bc_type)
     theta = spline(np.clip(h * np.arange(N + 1), t_coarse[0], t_coarse[-1]))

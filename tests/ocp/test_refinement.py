@@ -142,3 +142,28 @@ def test_arm_rem_converges_at_n320_from_its_guess():
     results = solve(m, "casadi_ipopt", options={"tol": 1e-8})
     assert _objective(m) == pytest.approx(3981054.52603, rel=1e-10)
     assert results.solver.iterations <= 12
+
+
+def test_refined_guess_accepts_constraints_held_to_solver_tolerance():
+    """A solved coarse trajectory fulfils the constraints to the solver's tolerance
+    only (the sphere's lifted DMOCC at N = 80 over three turns: 3.9e-9, which the
+    chart inverse's default 1e-9 refused — `run sphere --steps 640` crashed); a
+    node far from the constraint manifold is a named error."""
+    import numpy as np
+
+    from pyomo_mbdyn.errors import ConfigurationError
+    from pyomo_mbdyn.models import sphere
+    from pyomo_mbdyn.ocp import interpolated_trajectory, refined_trajectory
+
+    system = sphere.build_system()
+    coarse = interpolated_trajectory(system, 0.25, 8, np.array([1.0, 0.5, 0.2, 2.0, -1.0, 0.5]))
+    rng = np.random.default_rng(3)
+    noisy = coarse.q + 1e-8 * rng.standard_normal(coarse.q.shape)
+    fine = refined_trajectory(system, 0.125, 16, type(coarse).of_system(
+        system, coarse.t, noisy, coarse.v, coarse.u, coarse.nu, {}))
+    assert np.abs(fine.q[-1] - coarse.q[-1]).max() < 1e-7
+    bad = noisy.copy()
+    bad[3, 3:6] *= 1.5  # directors no longer orthonormal
+    with pytest.raises(ConfigurationError, match="node 3 of the coarse trajectory"):
+        refined_trajectory(system, 0.125, 16, type(coarse).of_system(
+            system, coarse.t, bad, coarse.v, coarse.u, coarse.nu, {}))

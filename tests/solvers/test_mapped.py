@@ -57,9 +57,12 @@ def assert_same_nlp(model, seed=0, scale=1e-2):
     return flat, mapped
 
 
-@pytest.mark.parametrize("scheme", ARM_SCHEMES)
-def test_every_arm_scheme_maps_to_the_same_nlp(scheme):
-    m = three_link_arm.build(scheme, steps=4)
+@pytest.mark.parametrize("scheme, configurations", [(s, None) for s in ARM_SCHEMES]
+                         + [(s, "lifted") for s in three_link_arm.CONFIGURATIONS])
+def test_every_arm_scheme_maps_to_the_same_nlp(scheme, configurations):
+    """Every scheme in the model's configuration form (None) and, where the model
+    chooses another, with node configurations as variables ("lifted")."""
+    m = three_link_arm.build(scheme, steps=4, configurations=configurations)
     _, mapped = assert_same_nlp(m)
     assert mapped.extras["mapped"], mapped.extras
 
@@ -95,10 +98,11 @@ def _solve(model, structured):
                      next(model.component_data_objects(pyo.Objective))), x, duals, opt
 
 
+@pytest.mark.parametrize("configurations", ["absolute", "lifted"])
 @pytest.mark.parametrize("scheme", ["bem", "rem"])
-def test_crane_solves_identically_on_both_paths(scheme):
-    J0, x0, d0, _ = _solve(crane.build(scheme, steps=20), structured=False)
-    J1, x1, d1, opt = _solve(crane.build(scheme, steps=20), structured=True)
+def test_crane_solves_identically_on_both_paths(scheme, configurations):
+    J0, x0, d0, _ = _solve(crane.build(scheme, steps=20, configurations=configurations), structured=False)
+    J1, x1, d1, opt = _solve(crane.build(scheme, steps=20, configurations=configurations), structured=True)
     assert opt._nlp.extras["mapped"]
     assert J1 == pytest.approx(J0, rel=1e-9)
     np.testing.assert_allclose(x1, x0, rtol=1e-6, atol=1e-8)
