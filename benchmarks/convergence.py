@@ -114,7 +114,8 @@ def run_point(model, scheme, n, start, variant, form=None, cap=300.0):
             solve_refined(lambda k: module.build(scheme, steps=k, **kwds), n, solver=opt, options=options,
                           report=report, ratio=8 if start == "refined8" else 2)
     except SolveFailedError as err:
-        rows.append({"steps": rows[-1]["steps"] * 2 if rows else n,
+        stage = re.search(r"stage N = (\d+)", str(err))
+        rows.append({"steps": int(stage.group(1)) if stage else n,
                      "start": "guess" if not rows and start == "guess" else start,
                      "status": err.status, "error": str(err)[:300]})
     for row in rows:

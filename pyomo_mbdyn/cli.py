@@ -190,7 +190,9 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarse
 
 def _stage_line(stage):
     objective = "" if stage["objective"] is None else f", J = {stage['objective']:.12g}"
-    start = "the model's guess" if stage["start"] == "guess" else "the grid before"
+    start = {"guess": "the model's guess", "refined": "the grid before",
+             "guess (chart)": "the model's guess (the chart cannot follow the grid before)"}.get(
+        stage["start"], stage["start"])
     return (f"stage N = {stage['steps']} from {start}: {stage['status']}, "
             f"{stage['iterations']} iterations, {stage['build_seconds']:.1f} s build, "
             f"{stage['solve_seconds']:.1f} s solve{objective}")

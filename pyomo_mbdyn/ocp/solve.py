@@ -10,7 +10,11 @@ two final conditions fixing the same coordinate to different values) are
 reported the same way, before any solver runs.
 """
 
-from ..errors import MbdynError, SolveFailedError
+import logging
+
+from ..errors import ConfigurationError, MbdynError, SolveFailedError
+
+logger = logging.getLogger("pyomo_mbdyn.ocp")
 
 __all__ = ["solve", "solve_refined", "refinable", "refinement_grids", "ADVICE", "SUCCESS", "REFINE_FROM",
            "REFINED_STAGE_OPTIONS"]
@@ -179,11 +183,15 @@ def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None,
     ``casadi_ipopt`` and ``casadi_ipopt_nl``, unless ``options`` set them).
     Without a coarser grid (``steps < 2·coarsest``, or no divisor) this is
     :func:`solve` on ``build(steps)``.  A stage that fails raises
-    :class:`SolveFailedError` as :func:`solve` does, naming the stage.
+    :class:`SolveFailedError` as :func:`solve` does, naming the stage.  Where the
+    chart cannot follow the coarse solution (a free body turned through a
+    multiple of 2π: the rotation vector's singularity, e.g. the sphere's three
+    turns), the finer stage starts from the model's own guess, with a warning.
 
     ``report``, if given, is called after each solved stage with a dict
     ``{"steps", "start" ("guess": the model's own; "refined": from the stage
-    before), "status", "iterations", "objective", "build_seconds" (build and
+    before; "guess (chart)": the model's own where the chart could not follow the
+    stage before), "status", "iterations", "objective", "build_seconds" (build and
     refined guess), "solve_seconds" (the :func:`solve` call), "solver_seconds"
     (the solver's own time where it reports one, else None)}``.
 
@@ -207,12 +215,17 @@ def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None,
     for n in grids:
         t0 = time.perf_counter()
         model = build(n)
+        start = "guess" if previous is None else "refined"
         if previous is not None:
             dyn = model.dyn
-            model.dyn.initialize_from(refined_trajectory(dyn.system, dyn.h, n, previous))
+            try:
+                model.dyn.initialize_from(refined_trajectory(dyn.system, dyn.h, n, previous))
+            except ConfigurationError as err:  # the chart cannot follow the coarse solution
+                logger.warning("solve_refined: stage N = %d starts from the model's own guess: %s", n, err)
+                start = "guess (chart)"
         t1 = time.perf_counter()
         opt = solver if hasattr(solver, "solve") else get_solver(solver, model=model)
-        stage_options = options if previous is None else \
+        stage_options = options if start != "refined" else \
             _with_defaults(opt, options, REFINED_STAGE_OPTIONS)
         try:
             results = solve(model, solver=opt, options=stage_options, tee=tee, accept=accept)
@@ -224,7 +237,7 @@ def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None,
         if report is not None:
             objective = next((pyo.value(o) for o in
                               model.component_data_objects(pyo.Objective, active=True)), None)
-            report({"steps": n, "start": "guess" if previous is None else "refined",
+            report({"steps": n, "start": start,
                     "status": str(results.solver.termination_condition),
                     "iterations": getattr(results.solver, "iterations", None),
                     "objective": objective, "build_seconds": t1 - t0,

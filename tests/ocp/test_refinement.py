@@ -167,3 +167,17 @@ def test_refined_guess_accepts_constraints_held_to_solver_tolerance():
     with pytest.raises(ConfigurationError, match="node 3 of the coarse trajectory"):
         refined_trajectory(system, 0.125, 16, type(coarse).of_system(
             system, coarse.t, bad, coarse.v, coarse.u, coarse.nu, {}))
+
+
+def test_refinement_falls_back_to_the_guess_where_the_chart_cannot_follow(caplog):
+    """The sphere turns three times: the rotation-vector chart is singular at |θ| = 2π
+    and cannot be followed through the coarse solution; the finer stage then starts
+    from the model's own guess (a warning says so) and still converges."""
+    from pyomo_mbdyn.models import sphere
+
+    stages = []
+    with caplog.at_level("WARNING", logger="pyomo_mbdyn.ocp"):
+        m, results = solve_refined(lambda n: sphere.build(steps=n), 160, coarsest=80, report=stages.append)
+    assert [s["start"] for s in stages] == ["guess", "guess (chart)"]
+    assert "starts from the model's own guess" in caplog.text
+    assert str(results.solver.termination_condition) == "optimal"
