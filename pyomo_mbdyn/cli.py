@@ -3,9 +3,14 @@
 The names are a contract (see ARCHITECTURE.md).  ``run MODEL`` builds the
 model, solves it through ``SolverFactory`` and prints the result as a table,
 or with ``--json`` as one JSON object with the keys ``model, scheme, steps,
-solver, status, objective, n_variables, n_constraints, iterations,
-build_seconds, solve_seconds, constraint_residual`` and, where they apply,
-``energy_balance_error, momentum_error, hamiltonian_drift``.
+solver, status, objective, n_variables, n_constraints, n_equalities,
+n_inequalities, iterations, build_seconds, solve_seconds,
+constraint_residual, horizon`` and, where they apply,
+``energy_balance_error, momentum_error, hamiltonian_drift``.  Counts are of
+the solved model: free variables (variable bounds, e.g. torque limits, are
+not rows), active constraints, split into equality rows and inequality rows
+(a row with lower and upper bound counts once); ``horizon`` is the final
+time T = N h reached.
 
 With ``--steps N`` of at least ``2 × REFINE_FROM`` (:data:`pyomo_mbdyn.ocp.solve.REFINE_FROM`,
 80; ``--coarsest`` changes it) a model whose ``build(scheme, steps=...)`` returns a
@@ -54,6 +59,13 @@ def _count(model, ctype):
 
     return sum(1 for c in model.component_data_objects(ctype, active=True, descend_into=True)
                if not (ctype is pyo.Var and c.fixed))
+
+
+def _count_rows(model, equality):
+    import pyomo.environ as pyo
+
+    return sum(1 for c in model.component_data_objects(pyo.Constraint, active=True, descend_into=True)
+               if bool(c.equality) == equality)
 
 
 def run_model(name, scheme=None, steps=None, solver=None, options=None, **refinement):
@@ -167,6 +179,9 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarse
         "objective": objective,
         "n_variables": _count(model, pyo.Var),
         "n_constraints": _count(model, pyo.Constraint),
+        "n_equalities": _count_rows(model, equality=True),
+        "n_inequalities": _count_rows(model, equality=False),
+        "horizon": float(pyo.value(dyn.h)) * dyn.config.steps,
         "iterations": (sum(st["iterations"] or 0 for st in stages) if stages
                        else getattr(results.solver, "iterations", None)),
         "build_seconds": build_seconds,

@@ -10,7 +10,8 @@ from pyomo_mbdyn.cli import main
 from pyomo_mbdyn.models import MODELS
 
 CONTRACT = ("model", "scheme", "steps", "solver", "status", "objective", "n_variables",
-            "n_constraints", "iterations", "build_seconds", "solve_seconds", "constraint_residual")
+            "n_constraints", "n_equalities", "n_inequalities", "iterations", "build_seconds",
+            "solve_seconds", "constraint_residual", "horizon")
 #: coarse grids keep the default run short (the other models run at their own N,
 #: every model in seconds); the slow set runs these three at their own N
 QUICK = {"three-link-arm": 10, "crane": 20, "pitcher": 8}
@@ -24,8 +25,19 @@ def _run_json(name, argv, capsys):
     assert not missing, missing
     assert result["model"] == name and result["status"] in ("optimal", "locallyOptimal")
     assert result["n_variables"] > 0 and result["n_constraints"] > 0
+    assert result["n_equalities"] + result["n_inequalities"] == result["n_constraints"]
     assert result["constraint_residual"] < 1e-6
+    module = importlib.import_module(MODELS[name])
+    if hasattr(module, "HORIZON"):
+        assert result["horizon"] == pytest.approx(module.HORIZON, rel=1e-12)
     return result
+
+
+def test_satellite_counts_its_rows_as_the_model_says(capsys):
+    """The underactuated satellite's docstring counts 500 unknowns, 405 equations and
+    251 inequalities (250 increment bounds, the trace row) at N = 50."""
+    result = _run_json("satellite-underactuated", ["run", "satellite-underactuated", "--json"], capsys)
+    assert (result["n_variables"], result["n_equalities"], result["n_inequalities"]) == (500, 405, 251)
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
