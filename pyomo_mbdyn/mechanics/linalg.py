@@ -67,12 +67,23 @@ def sharing(sharer):
         _SHARERS.pop()
 
 
+def _worth_naming(x):
+    """A Pyomo expression that is not already named and not just the negation of a
+    variable or named expression (naming those adds components, not sharing)."""
+    if x.is_named_expression_type():
+        return False
+    if x.nargs() == 1 and type(x).__name__ == "NegationExpression":
+        arg = x.args[0]
+        return arg.is_expression_type() and not arg.is_named_expression_type()
+    return True
+
+
 def shared(x):
     """Mark ``x`` as a subexpression worth computing once (see :func:`sharing`)."""
     if _SHARERS and hasattr(x, "map_parts"):  # a Taylor jet: share its parts
         return x.map_parts(shared)
     if _SHARERS and getattr(x, "is_expression_type", None) is not None:
-        if x.is_expression_type() and not type(x).__module__.startswith("casadi"):
+        if x.is_expression_type() and not type(x).__module__.startswith("casadi") and _worth_naming(x):
             return _SHARERS[-1](x)
     return x
 
