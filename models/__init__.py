@@ -19,6 +19,7 @@ MODELS = {
     "satellite-spin": "pyomo_mbdyn.models.satellite_spin",
     "pendulum": "pyomo_mbdyn.models.pendulum",
     "particle": "pyomo_mbdyn.models.particle",
+    "minimum-time-mass": "pyomo_mbdyn.models.minimum_time_mass",
 }
 
 

@@ -104,6 +104,37 @@ def _refined_build(module, kwds, coarsest):
     return build, grids, first
 
 
+def parse_settings(settings):
+    """``["key=value", …]`` → ``{key: value}`` with JSON-typed values (``2.5``, ``true``,
+    ``[1, 2]``, ``"text"``); a value that is not JSON is taken as a string."""
+    from .errors import ConfigurationError
+
+    options = {}
+    for item in settings or ():
+        key, sep, text = item.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise ConfigurationError(f"--set {item!r}: expected KEY=VALUE with KEY a model option name")
+        try:
+            options[key] = json.loads(text)
+        except ValueError:
+            options[key] = text
+    return options
+
+
+def _check_options(name, module, options):
+    """Refuse options the model's ``build()`` does not take, naming the ones it does."""
+    from .errors import ConfigurationError
+
+    parameters = inspect.signature(module.build).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    unknown = sorted(set(options) - set(parameters))
+    if unknown:
+        offered = [p for p in parameters if p not in ("scheme", "steps")]
+        raise ConfigurationError(f"model {name!r} takes no option {unknown[0]!r}; its options are {offered}")
+
+
 def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarsest=None,
                 refine=True, report=None):
     """As :func:`run_model`, returning ``(result dictionary, solved Pyomo model)``.
@@ -120,12 +151,14 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarse
 
     from .errors import ConfigurationError
     from .ocp.solve import REFINE_FROM, solve, solve_refined
+    from .schemes.structure import expression_value
     from .solvers import get_solver
 
     if name not in MODELS:
         raise ConfigurationError(f"unknown model {name!r}; available: {sorted(MODELS)}")
     module = importlib.import_module(MODELS[name])
     kwds = dict(options or {})
+    _check_options(name, module, kwds)
     if scheme is not None:
         kwds["scheme"] = scheme
     if steps is not None:
@@ -169,7 +202,7 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarse
     scale_E = max(1.0, np.abs(energy).max())
     objective = None
     for obj in model.component_data_objects(pyo.Objective, active=True):
-        objective = pyo.value(obj)
+        objective = expression_value(obj.expr)  # DAG-safe (replayed charts)
     result = {
         "model": name,
         "scheme": dyn.scheme,
@@ -225,7 +258,7 @@ def _cmd_run(args):
 
     try:
         result, model = solve_model(args.model, args.scheme, args.steps, args.solver,
-                                    coarsest=args.coarsest, refine=not args.no_refine,
+                                    options=parse_settings(args.set), coarsest=args.coarsest, refine=not args.no_refine,
                                     report=report)
     except SolveFailedError as err:
         if args.json:
@@ -276,6 +309,9 @@ def build_parser():
                           "(default: pyomo_mbdyn.ocp.solve.REFINE_FROM = 80)")
     run.add_argument("--no-refine", action="store_true",
                      help="solve on the requested grid directly, without grid refinement")
+    run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
+                     help="a model option (an argument of the model's build(); VALUE is JSON-typed, "
+                          "e.g. --set distance=2.5 --set objective='\"effort+time\"'; bare words are strings)")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument("--plot", metavar="DIR", default=None,
                      help="write the model's figures (PNG) into DIR and print their paths")

@@ -28,9 +28,35 @@ def _run_json(name, argv, capsys):
     assert result["n_equalities"] + result["n_inequalities"] == result["n_constraints"]
     assert result["constraint_residual"] < 1e-6
     module = importlib.import_module(MODELS[name])
-    if hasattr(module, "HORIZON"):
+    if hasattr(module, "HORIZON_BOUNDS"):  # free final time: the T reached, within its bounds
+        lower, upper = module.HORIZON_BOUNDS
+        assert lower <= result["horizon"] <= upper
+    elif hasattr(module, "HORIZON"):
         assert result["horizon"] == pytest.approx(module.HORIZON, rel=1e-12)
     return result
+
+
+def test_pitcher_counts_as_the_paper(capsys):
+    """DMOCC Remark 7.4: 361 unknowns including T and 180 equality rows (N = 36); T is free."""
+    result = _run_json("pitcher", ["run", "pitcher", "--json"], capsys)
+    assert (result["n_variables"], result["n_equalities"], result["n_inequalities"]) == (361, 180, 2)
+    assert result["final_time"] == result["horizon"] != pytest.approx(0.415)
+
+
+def test_minimum_time_mass_reaches_the_closed_form_time(capsys):
+    argv = ["run", "minimum-time-mass", "--scheme", "dmocc", "--set", "distance=6", "--set", "force_limit=1.5",
+            "--json"]
+    result = _run_json("minimum-time-mass", argv, capsys)
+    assert result["exact_horizon"] == pytest.approx(2 * (2.0 * 6 / 1.5) ** 0.5, rel=1e-14)
+    assert abs(result["horizon"] - result["exact_horizon"]) < 1e-6
+
+
+def test_set_rejects_unknown_options_by_name(capsys):
+    assert main(["run", "minimum-time-mass", "--set", "velocity=3"]) == 2
+    err = capsys.readouterr().err
+    assert "no option 'velocity'" in err and "'distance'" in err
+    assert main(["run", "minimum-time-mass", "--set", "=3"]) == 2
+    assert "KEY=VALUE" in capsys.readouterr().err
 
 
 def test_satellite_counts_its_rows_as_the_model_says(capsys):

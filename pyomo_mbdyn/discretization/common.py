@@ -45,6 +45,52 @@ def symbols(name, k):
     return s, np.array([s[i] for i in range(k)], dtype=object)
 
 
+_STEP_CLASS = []
+
+
+def step_scalar(h):
+    """The step ``h`` of a formula as a scalar that mixes with object arrays.
+
+    A CasADi ``SX`` symbol (a free horizon's h in a formula traced by
+    ``MultibodyBlockData._formula``) becomes an ``SX`` subclass that numpy hands
+    its arithmetic to (``__array_ufunc__ = None``): ``array * h`` and
+    ``array / h`` are then the entrywise products, as they are for a float or a
+    Pyomo expression, which are returned unchanged.
+    """
+    import casadi
+
+    if not isinstance(h, casadi.SX):
+        return h
+    if not _STEP_CLASS:
+        def entrywise(op):
+            def method(self, other):
+                if isinstance(other, np.ndarray):
+                    out = np.empty(other.shape, dtype=object)
+                    for index, x in np.ndenumerate(other):
+                        out[index] = op(casadi.SX(self), x)
+                    return out
+                return Step(op(casadi.SX(self), other))
+            return method
+
+        class Step(casadi.SX):
+            __array_ufunc__ = None
+            __mul__ = entrywise(lambda a, b: a * b)
+            __rmul__ = entrywise(lambda a, b: b * a)
+            __truediv__ = entrywise(lambda a, b: a / b)
+            __rtruediv__ = entrywise(lambda a, b: b / a)
+            __add__ = entrywise(lambda a, b: a + b)
+            __radd__ = entrywise(lambda a, b: b + a)
+            __sub__ = entrywise(lambda a, b: a - b)
+            __rsub__ = entrywise(lambda a, b: b - a)
+            __pow__ = entrywise(lambda a, b: a ** b)
+
+            def __neg__(self):
+                return Step(-casadi.SX(self))
+
+        _STEP_CLASS.append(Step)
+    return _STEP_CLASS[0](h)
+
+
 def sx_matrix(A):
     """An array (vector or matrix) of CasADi entries and numbers as one ``SX`` matrix."""
     import casadi

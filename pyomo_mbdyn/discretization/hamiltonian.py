@@ -179,7 +179,14 @@ def state_residual(system, x0, x1, u, h, g):
     """(x_1 - x_0)/h - 𝕁 g + (0, u) for a given discrete gradient g (length 2n)."""
     n = system.n
     x0, x1, u, g = _obj(x0), _obj(x1), _obj(u), _obj(g)
-    return _finish(np.concatenate([(x1[:n] - x0[:n]) / h - g[n:], (x1[n:] - x0[n:]) / h + g[:n] + u]))
+    rate = _per_step(x1 - x0, h)
+    return _finish(np.concatenate([rate[:n] - g[n:], rate[n:] + g[:n] + u]))
+
+
+def _per_step(a, h):
+    """``a / h`` entry by entry (h a number or a free horizon's expression: Pyomo would turn a
+    one-entry array divided by an expression into a scalar)."""
+    return np.array([x / h for x in a], dtype=object)
 
 
 def costate_residual(system, x_prev, x, x_next, lam_prev, lam_next, h, g_prev, g_next,
@@ -195,7 +202,7 @@ def costate_residual(system, x_prev, x, x_next, lam_prev, lam_next, h, g_prev, g
     w = _J_transpose(lam_next + lam_prev, n)
     rw = _dot(r, w)
     AT_w = np.array([_dot(Hb[:, i], w) for i in range(2 * n)], dtype=object) + _scale(d, rw * c)
-    return _finish((lam_next - lam_prev) / h + AT_w * 0.5)
+    return _finish(_per_step(lam_next - lam_prev, h) + AT_w * 0.5)
 
 
 def discrete_hamiltonian(system, u, lam, g):

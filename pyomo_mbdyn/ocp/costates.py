@@ -67,7 +67,7 @@ def costates_from_duals(block, dual=None):
                 if con not in dual:
                     raise ConfigurationError(f"no dual value for {con.name}: was the model solved "
                                              "with the dual Suffix?")
-                row.append(-dual[con] / block.h)
+                row.append(-dual[con] / block.step_length)
         rows.append(row)
     return np.array(rows, dtype=float)
 

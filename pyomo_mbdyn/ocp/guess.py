@@ -17,6 +17,7 @@ BEM, REM and GC start from corresponding points and reach the same optimum.
 """
 
 import numpy as np
+import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
 from ..discretization import chart, chart_coordinates
@@ -50,6 +51,7 @@ def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profi
     ``θ_{k+1} - θ_k``: exact for chains of revolute, prismatic and cylindrical
     joints (whose relative increments add up), a first-order guess otherwise.
     """
+    h = float(pyo.value(h))  # a free horizon's named Expression T/N: its current value
     if profile not in PROFILES:
         raise ConfigurationError(f"interpolated_trajectory: unknown profile {profile!r}; "
                                  f"choose from {sorted(PROFILES)}")
@@ -81,6 +83,7 @@ def refined_trajectory(system, h, steps, coarse, contravariant=True, bc_type="cl
     "Convergence at scale").  Works for any ``coarse`` with ``t`` and ``q``
     (a :class:`~pyomo_mbdyn.trajectory.Trajectory`, e.g. ``dyn.trajectory()``).
     """
+    h = float(pyo.value(h))  # a free horizon's named Expression T/N: its current value
     from scipy.interpolate import CubicSpline
 
     N = int(steps)

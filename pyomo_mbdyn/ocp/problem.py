@@ -10,6 +10,8 @@ of the increment variables.  The conditions:
 
 * control effort ``J = h Σ_i Σ_a w_a u[i, a]²`` (the papers' objective, DMOCC
   §1.5: ``J_d = h Σ ‖τ_n‖²``);
+* free final time T (blocks built with ``free_horizon``, ``h = T/N``) and the
+  time objective ``weight · T``, alone or added to the effort;
 * final position of a body point; final orientation through the skew part of
   ``R_targetᵀ R_N`` (three regular rows — never the degenerate diagonal form
   (7.1) of the DMOCC paper, whose Jacobian vanishes at the solution);
@@ -76,7 +78,67 @@ class OptimalControlProblem:
         w.update(weights or {})
         self.block.control_effort = pyo.Objective(
             expr=dyn.h * sum(w[a] * dyn.u[i, a] ** 2 for i in dyn.intervals for a in dyn.actuated))
-        return self.block.control_effort
+        return self._combined_objective() or self.block.control_effort
+
+    # -- free final time -----------------------------------------------------------
+    def free_final_time(self, lower, upper):
+        """The final time T free within ``lower ≤ T ≤ upper``; returns the variable ``dyn.final_time``.
+
+        The scheme block must have been built with ``free_horizon=(lower, upper)``
+        (then ``h = T/N`` is a named Expression in its equations); this sets new
+        bounds on that variable.  Controls keep their meaning (forces), so
+        ``J = h Σ|u|²`` stays the effort of the motion.
+        """
+        dyn = self.dyn
+        if not dyn.free_horizon:
+            raise ConfigurationError(
+                f"free_final_time: the {dyn.scheme} block {dyn.name!r} was built with a fixed horizon "
+                f"T = {dyn.config.horizon}; build it with free_horizon=({lower}, {upper}) "
+                "(h = T/N is a constant of its equations otherwise)")
+        bounds = (float(lower), float(upper))
+        if not (0.0 < bounds[0] < bounds[1] < np.inf):
+            raise ConfigurationError(f"free_final_time: need 0 < lower < upper < inf, got ({lower!r}, {upper!r})")
+        dyn.final_time.setlb(bounds[0])
+        dyn.final_time.setub(bounds[1])
+        if not bounds[0] <= dyn.final_time.value <= bounds[1]:
+            dyn.final_time.set_value(min(max(dyn.final_time.value, bounds[0]), bounds[1]))
+        return dyn.final_time
+
+    def minimise_final_time(self, weight=1.0):
+        """Minimise ``weight · T`` (time-optimal control), alone or added to the effort objective.
+
+        Needs a free final time (:meth:`free_final_time`).  The term is the
+        Expression ``ocp.final_time_cost``; with :meth:`minimise_control_effort` also
+        called (before or after), the one active objective is ``ocp.objective`` =
+        effort + ``weight · T`` and ``ocp.control_effort`` is deactivated (its value
+        stays readable).
+        """
+        dyn = self.dyn
+        if not dyn.free_horizon:
+            raise ConfigurationError(
+                f"minimise_final_time: the final time of the {dyn.scheme} block {dyn.name!r} is fixed "
+                f"(T = {dyn.config.horizon}); build the block with free_horizon=(lower, upper)")
+        if not (isinstance(weight, (int, float)) and np.isfinite(weight) and weight > 0):
+            raise ConfigurationError(f"minimise_final_time: weight must be a positive number, got {weight!r}")
+        if self.block.component("final_time_cost") is not None:
+            raise ConfigurationError("minimise_final_time: already called on this problem")
+        self.block.final_time_cost = pyo.Expression(expr=float(weight) * dyn.final_time)
+        combined = self._combined_objective()
+        if combined is None:
+            self.block.objective = pyo.Objective(expr=self.block.final_time_cost)
+            combined = self.block.objective
+        return combined
+
+    def _combined_objective(self):
+        """Effort + time: one active ``ocp.objective`` when both terms are asked for, else None."""
+        effort, time_cost = self.block.component("control_effort"), self.block.component("final_time_cost")
+        if effort is None or time_cost is None:
+            return None
+        effort.deactivate()
+        if self.block.component("objective") is not None:
+            self.block.del_component("objective")
+        self.block.objective = pyo.Objective(expr=effort.expr + time_cost)
+        return self.block.objective
 
     # -- final conditions ---------------------------------------------------------
     def _final_q(self, body):

@@ -13,6 +13,7 @@ reported the same way, before any solver runs.
 import logging
 
 from ..errors import ConfigurationError, MbdynError, SolveFailedError
+from ..schemes.structure import expression_value
 
 logger = logging.getLogger("pyomo_mbdyn.ocp")
 
@@ -218,8 +219,10 @@ def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None,
         start = "guess" if previous is None else "refined"
         if previous is not None:
             dyn = model.dyn
+            if dyn.free_horizon:  # the coarse optimum's final time
+                dyn.final_time.set_value(float(previous.t[-1]), skip_validation=True)
             try:
-                model.dyn.initialize_from(refined_trajectory(dyn.system, dyn.h, n, previous))
+                model.dyn.initialize_from(refined_trajectory(dyn.system, dyn.step_length, n, previous))
             except ConfigurationError as err:  # the chart cannot follow the coarse solution
                 logger.warning("solve_refined: stage N = %d starts from the model's own guess: %s", n, err)
                 start = "guess (chart)"
@@ -235,7 +238,7 @@ def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None,
             raise SolveFailedError(f"grid refinement {grids}, stage N = {n}: {err}",
                                    status=err.status) from None
         if report is not None:
-            objective = next((pyo.value(o) for o in
+            objective = next((expression_value(o.expr) for o in
                               model.component_data_objects(pyo.Objective, active=True)), None)
             report({"steps": n, "start": start,
                     "status": str(results.solver.termination_condition),

@@ -39,7 +39,7 @@ from pyomo.common.config import (ConfigDict, ConfigValue, In, PositiveFloat, Pos
                                   document_kwargs_from_configdict)
 from pyomo.core.base.block import BlockData, declare_custom_block
 
-from ..discretization.common import interval_joint_rates
+from ..discretization.common import interval_joint_rates, step_scalar
 from ..discretization.registry import record
 from ..errors import ConfigurationError
 from ..mechanics import CoordinateSystem, MultibodySystem
@@ -72,18 +72,42 @@ def array_or_dict(value):
     return np.asarray(value, dtype=float)
 
 
+def horizon_bounds(value):
+    """``(lower, upper)`` with 0 < lower < upper < inf, or None."""
+    if value is None:
+        return None
+    try:
+        lower, upper = (float(x) for x in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"free_horizon must be a pair (lower, upper) of final times, got {value!r}") from None
+    if not (0.0 < lower < upper < np.inf):
+        raise ValueError(f"free_horizon must satisfy 0 < lower < upper < inf, got {value!r}")
+    return lower, upper
+
+
 def grid_config(name="scheme", system=multibody_system, system_doc="The MultibodySystem.", min_steps=1):
     """The options every scheme block accepts: the system and the grid."""
     config = ConfigDict(description=name, implicit=False)
     config.declare("system", ConfigValue(domain=system, description=system_doc))
     config.declare("steps", ConfigValue(domain=PositiveInt, description=f"Number of time steps N (≥ {min_steps})."))
-    config.declare("horizon", ConfigValue(domain=PositiveFloat, description="Final time T > 0."))
+    config.declare("horizon", ConfigValue(
+        domain=PositiveFloat, description="Final time T > 0 (with free_horizon: its initial value)."))
+    return config
+
+
+def declare_free_horizon(config):
+    """Add the ``free_horizon`` option (the final time as a decision variable) to a block's CONFIG."""
+    config.declare("free_horizon", ConfigValue(
+        default=None, domain=horizon_bounds,
+        description="(lower, upper): the final time T is a variable ``final_time`` within these bounds, "
+                    "started at ``horizon``, and the step ``h = T/N`` a named Expression; the discrete "
+                    "equations keep their form with h unknown.  Default None: T fixed at ``horizon``."))
     return config
 
 
 def multibody_config():
     """The options of every block on a MultibodySystem."""
-    config = grid_config()
+    config = declare_free_horizon(grid_config())
     config.declare("initial_configuration", ConfigValue(
         default=None, domain=array_or_none, description="q(0); default the system's reference configuration."))
     config.declare("initial_velocity", ConfigValue(
@@ -226,11 +250,42 @@ class SchemeBlockData(BlockData):
         return record(type(self).scheme)
 
     def _grid(self):
-        """``h``, ``nodes`` (0..N) and ``intervals`` (0..N-1)."""
-        N = self.config.steps
-        self.h = self.config.horizon / N
+        """``h``, ``nodes`` (0..N) and ``intervals`` (0..N-1).
+
+        With a fixed horizon ``h = T/N`` is a float; with ``free_horizon=(lower,
+        upper)`` the final time is the variable ``final_time`` (bounds lower ≤ T ≤
+        upper, started at ``horizon``) and ``h`` the named Expression T/N, which the
+        discrete equations receive as an argument (:meth:`MultibodyBlockData._residuals`).
+        """
+        N, config = self.config.steps, self.config
+        bounds = config.free_horizon if "free_horizon" in config else None
+        if bounds is None:
+            self.h = config.horizon / N
+        else:
+            lower, upper = bounds
+            if not lower <= config.horizon <= upper:
+                raise ConfigurationError(
+                    f"{self.scheme} block: the initial final time horizon={config.horizon} lies outside "
+                    f"free_horizon={bounds}")
+            self.final_time = pyo.Var(bounds=bounds, initialize=config.horizon, doc="final time T")
+            self.h = pyo.Expression(expr=self.final_time / N, doc="step h = T/N")
         self.nodes = pyo.RangeSet(0, N)
         self.intervals = pyo.RangeSet(0, N - 1)
+
+    @property
+    def free_horizon(self):
+        """Whether the final time is a variable (``final_time``; see :meth:`_grid`)."""
+        return isinstance(self.component("final_time"), pyo.Var)
+
+    @property
+    def step_length(self):
+        """The step h as a float (the current value of ``final_time``/N when T is free)."""
+        return float(pyo.value(self.h))
+
+    @property
+    def final_time_value(self):
+        """The final time T = N h as a float."""
+        return self.step_length * self.config.steps
 
     def _share(self, expr):
         k = len(self.shared_terms)
@@ -238,8 +293,12 @@ class SchemeBlockData(BlockData):
         return self.shared_terms[k]
 
     def _metadata(self):
-        return {"model": self.model().name, "system": self.system.name, "scheme": self.scheme,
-                "steps": int(self.config.steps), "horizon": float(self.config.horizon), "h": float(self.h)}
+        out = {"model": self.model().name, "system": self.system.name, "scheme": self.scheme,
+               "steps": int(self.config.steps), "horizon": float(self.config.horizon), "h": self.step_length}
+        if self.free_horizon:  # the final time reached, and its bounds
+            out.update(horizon=self.final_time_value, h=self.step_length,
+                       free_horizon=list(self.config.free_horizon))
+        return out
 
     def _build(self):  # pragma: no cover - abstract
         raise NotImplementedError(f"{type(self).__name__} must implement _build")
@@ -253,7 +312,7 @@ class SchemeBlockData(BlockData):
         from ..diagnostics import conservation_table
 
         tr = self.trajectory()
-        return conservation_table(self.system, self.h, tr.q, tr.v, tr.nu, tr.u)
+        return conservation_table(self.system, self.step_length, tr.q, tr.v, tr.nu, tr.u)
 
 
 class MultibodyBlockData(SchemeBlockData):
@@ -398,10 +457,15 @@ class MultibodyBlockData(SchemeBlockData):
     def _lam_array(self, i):
         return [owner.lam[i, r] for owner, r in self._constraint_index()]
 
-    def _residuals(self, name, keys, arguments, residual, replayed=False):
-        """``{k: residual(*arguments(k))}`` for every key ``k`` (interval or node) as a
+    def _residuals(self, name, keys, arguments, residual, replayed=False, timed=True):
+        """``{k: residual(h, *arguments(k))}`` for every key ``k`` (interval or node) as a
         :class:`ResidualFamily`, which the ``_add_*_equations`` helpers turn into
         Constraints and which :meth:`uniform_residuals` offers to solvers.
+
+        ``h`` is the step: the float T/N for a fixed horizon (a constant of the
+        compiled formula), or with a free horizon the named Expression
+        ``final_time``/N, passed as one more argument of every key (``timed=False``:
+        a formula without h, called as ``residual(*arguments(k))``).
 
         ``replayed=True`` builds the Pyomo expressions by replaying the formula's
         CasADi Function (:meth:`_replayed`).  It pays where the formula is costly to
@@ -409,6 +473,16 @@ class MultibodyBlockData(SchemeBlockData):
         faster) but shares every work value CasADi uses twice as a named
         Expression, which some AMPL solvers handle badly (pyomo-ripopt on the
         replayed satellite DMOCC: 21 GB instead of 3 GB), so it is opt-in."""
+        if timed and self.free_horizon:
+            # h enters as an argument; the keys are built by replaying the formula, whose
+            # trace sees h as a scalar symbol (Pyomo's operators would turn a one-entry
+            # array times an expression into a scalar: the one-dof reduced rows)
+            replayed = True
+            step = np.array([self.h], dtype=object)
+            arguments = (lambda given: lambda k: (step,) + tuple(given(k)))(arguments)
+            residual = (lambda given: lambda h, *args: given(step_scalar(h[0]), *args))(residual)
+        elif timed:
+            residual = (lambda given, h: lambda *args: given(h, *args))(residual, float(self.h))
         evaluate = (lambda args: self._replayed(name, residual, args)) if replayed else None
         family = ResidualFamily(name, keys, arguments, residual, evaluate)
         self._families.append(family)
@@ -437,8 +511,10 @@ class MultibodyBlockData(SchemeBlockData):
     def _cache_key(self, kind, name, signature):
         """Key of a compiled formula: everything in the block's options that can reach
         its equations (all but the system, which keys the cache, and fixed controls)."""
-        options = tuple((k, repr(v)) for k, v in self.config.items() if k not in ("system", "controls"))
-        return (kind, type(self).__name__, name, float(self.h), options, signature)
+        free = self.free_horizon  # then h is an argument of the formula, and horizon only a start value
+        skip = ("system", "controls") + (("horizon",) if free else ())
+        options = tuple((k, repr(v)) for k, v in self.config.items() if k not in skip)
+        return (kind, type(self).__name__, name, "free" if free else float(self.h), options, signature)
 
     def _formula(self, name, residual, sizes):
         """``(Function z ↦ residual groups, group names)`` of a formula at one signature,
@@ -637,7 +713,7 @@ class MultibodyBlockData(SchemeBlockData):
             nu = np.array([[pyo.value(x) for x in self.nu_array(i)] for i in self.intervals]).reshape(N, -1)
         else:
             nu = self._recover_joint_rates(q)
-        return Trajectory.of_system(self.system, self.h * np.arange(N + 1), q, v, u, nu, self._metadata(),
+        return Trajectory.of_system(self.system, self.step_length * np.arange(N + 1), q, v, u, nu, self._metadata(),
                                     **self._extras())
 
     def _extras(self):
@@ -657,11 +733,14 @@ class MultibodyBlockData(SchemeBlockData):
 
     def _recover_joint_rates(self, q):
         """ν_{k,k+1} = P(q_{k+½})⁺ (q_{k+1} - q_k)/h for schemes without joint-rate variables."""
-        return interval_joint_rates(self.system, q, self.h)
+        return interval_joint_rates(self.system, q, self.step_length)
 
     def initialize_from(self, trajectory):
-        """Set variable values from a simulated trajectory of the same grid."""
+        """Set variable values from a simulated trajectory of the same grid (and, with a
+        free horizon, the final time from the trajectory's last node time)."""
         lifted, velocities = self._node_variables()
+        if self.free_horizon and trajectory.t is not None and len(trajectory.t) == self.config.steps + 1:
+            self.final_time.set_value(float(trajectory.t[-1]), skip_validation=True)
         for k in self.nodes:
             for idx, (name, c) in enumerate(self._coordinate_index()):
                 if lifted and not self.body[name].q[k, c].fixed:
@@ -673,8 +752,8 @@ class MultibodyBlockData(SchemeBlockData):
                 if self.record.joint_rates:
                     self.nu[i, name].value = trajectory.nu[i, j]
             for a, name in enumerate(self.actuated):
-                if not self.u[i, name].fixed:
-                    self.u[i, name].value = trajectory.u[i, a]
+                if not self.u[i, name].fixed:  # a guess may lie beyond torque bounds: the solver moves it inside
+                    self.u[i, name].set_value(trajectory.u[i, a], skip_validation=True)
         self._initialize_scheme(trajectory)
 
     def _initialize_scheme(self, trajectory):

@@ -45,15 +45,15 @@ class BEMBlockData(AbsoluteConfigurations, MultibodyBlockData):
             self._add_chart_variables()
 
     def _add_discrete_equations(self):
-        system, h, contravariant = self.system, self.h, self.config.contravariant
+        system, contravariant = self.system, self.config.contravariant
         if self.absolute:
             self._absolute_configurations()
         residuals = self._residuals(
             "step", self.intervals,
             lambda i: (self.q_array(i), self.v_array(i), self.q_array(i + 1), self.v_array(i + 1),
                        self._lam_array(i), self.nu_array(i), self.u_array(i)),
-            lambda q0, v0, q1, v1, lam, nu, u: bem_residuals(system, h, q0, v0, q1, v1, lam, nu, u,
-                                                             contravariant))
+            lambda h, q0, v0, q1, v1, lam, nu, u: bem_residuals(system, h, q0, v0, q1, v1, lam, nu, u,
+                                                                contravariant))
         self._add_coordinate_equations("kinematics", residuals)
         self._add_coordinate_equations("momentum_balance", residuals)
         if not self.absolute:

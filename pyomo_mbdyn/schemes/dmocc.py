@@ -46,7 +46,7 @@ __all__ = ["DMOCCBlock", "DMOCCLMBlock"]
 class _VariationalBlockData(MultibodyBlockData):
     def _recover_velocities(self, q, u):
         """v_0 and the projected discrete Legendre transform at the other nodes (DMOCC 3.16)."""
-        return self.record.step.node_velocities(self.system, self.h, q, u, self.v_initial)
+        return self.record.step.node_velocities(self.system, self.step_length, q, u, self.v_initial)
 
     def _initial_velocity(self):
         v0 = self.config.initial_velocity
@@ -66,7 +66,7 @@ class DMOCCLMBlockData(_VariationalBlockData):
         self._add_interval_multipliers()  # node multipliers λ_k, k = 0..N-1
 
     def _add_discrete_equations(self):
-        system, h, v0 = self.system, self.h, self._initial_velocity()
+        system, v0 = self.system, self._initial_velocity()
 
         def arguments(k):
             u_prev, u = self._node_controls(k)
@@ -75,7 +75,7 @@ class DMOCCLMBlockData(_VariationalBlockData):
 
         residuals = self._residuals(
             "step", self.intervals, arguments,
-            lambda q_prev, q, q1, lam, u_prev, u: dmocc_lm_residuals(system, h, q_prev, q, q1, lam, u_prev, u,
+            lambda h, q_prev, q, q1, lam, u_prev, u: dmocc_lm_residuals(system, h, q_prev, q, q1, lam, u_prev, u,
                                                                      v0=v0))
         self._add_coordinate_equations("momentum_matching", residuals)
         self._add_constraint_equations(residuals)
@@ -126,7 +126,7 @@ class DMOCCBlockData(AbsoluteConfigurations, _VariationalBlockData):
         return np.array(q)
 
     def _add_discrete_equations(self):
-        system, h = self.system, self.h
+        system = self.system
         v0 = self._initial_velocity()
         form = self.configurations
         if form == "minimal":
@@ -143,7 +143,7 @@ class DMOCCBlockData(AbsoluteConfigurations, _VariationalBlockData):
 
         residuals = self._residuals(
             "step", self.intervals, arguments,
-            lambda q_prev, q, w, q1, u_prev, u: dmocc_residuals(system, h, q_prev, q, w, q1, u_prev, u,
+            lambda h, q_prev, q, w, q1, u_prev, u: dmocc_residuals(system, h, q_prev, q, w, q1, u_prev, u,
                                                                 v0=v0, rotation=rotation))
         if form == "lifted":
             self._add_coordinate_equations("reparametrisation", residuals)

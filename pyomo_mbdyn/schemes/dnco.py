@@ -21,7 +21,7 @@ from ..errors import ConfigurationError
 from ..mechanics.hamiltonian import HamiltonianSystem
 from ..mechanics.linalg import shared, sharing
 from ..trajectory import Trajectory
-from .base import SchemeBlockData, declare_scheme_block, grid_config
+from .base import SchemeBlockData, declare_free_horizon, declare_scheme_block, grid_config
 from .structure import check_structure, expression_value
 
 logger = logging.getLogger("pyomo_mbdyn.schemes")
@@ -48,7 +48,8 @@ def vector(value):
 
 def dnco_config():
     """The options of :class:`DNCOBlock`."""
-    config = grid_config("dnco", system=hamiltonian_system, system_doc="The HamiltonianSystem.", min_steps=2)
+    config = declare_free_horizon(
+        grid_config("dnco", system=hamiltonian_system, system_doc="The HamiltonianSystem.", min_steps=2))
     config.declare("method", ConfigValue(
         default="indirect", domain=In(METHODS),
         description="'indirect': square DNCO (state, costate, control); 'direct': min J_d s.t. state equations."))
@@ -99,6 +100,10 @@ class DNCOBlockData(SchemeBlockData):
                 raise ConfigurationError(f"dnco block: option {key!r} must have length n = {system.n} "
                                          f"({system.names}), got {value.tolist()}")
         self.scheme = "dnco" if config.method == "indirect" else f"direct-{config.gradient}"
+        if config.free_horizon is not None and config.method == "indirect":
+            raise ConfigurationError(
+                "dnco block: free_horizon needs method='direct' (the indirect DNCO is square for a "
+                "fixed T; a free T adds the transversality condition H = 0, not stated here)")
         self._build_equations()
         if config.method == "indirect" and config.check_structure:
             self.check_structure()
@@ -219,7 +224,7 @@ class DNCOBlockData(SchemeBlockData):
         n = self.system.n
         q, p = x[:, :n], x[:, n:]
         v = np.array([np.linalg.solve(np.asarray(self.system.mass_matrix(qk), float), pk) for qk, pk in zip(q, p)])
-        return Trajectory.of_system(self.system, t, q, v, u, np.diff(q, axis=0) / self.h, self._metadata(),
+        return Trajectory.of_system(self.system, t, q, v, u, np.diff(q, axis=0) / self.step_length, self._metadata(),
                                     p=p, costates=lam)
 
     def _values(self):
@@ -229,7 +234,7 @@ class DNCOBlockData(SchemeBlockData):
         u = np.array([[pyo.value(v) for v in self.u_array(k)] for k in range(N)])
         lam = (np.array([[pyo.value(v) for v in self.lam_array(k)] for k in range(N)])
                if self.config.method == "indirect" else None)
-        return self.h * np.arange(N + 1), x, u, lam
+        return self.step_length * np.arange(N + 1), x, u, lam
 
     def discrete_gradients(self, x=None):
         """∇̄H(x_k, x_{k+1}) per interval as an (N, 2n) float array."""
@@ -272,7 +277,7 @@ class DNCOBlockData(SchemeBlockData):
                                      "(pyomo_mbdyn.ocp.costates.costates_from_duals)")
         g = self.discrete_gradients(x)
         Hd = np.array([discrete_hamiltonian(system, u[k], lam[k], g[k]) for k in range(N)])
-        data = {"t": t[:-1] + 0.5 * self.h}
+        data = {"t": t[:-1] + 0.5 * self.step_length}
         for j, name in enumerate(system.names):
             data[f"u_{name}"] = u[:, j]
         for j, name in enumerate(system.names):

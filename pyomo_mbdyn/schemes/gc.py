@@ -52,12 +52,12 @@ class GCBlockData(MultibodyBlockData):
         return [self.vt[k, j] for j in self.velocities]
 
     def _add_discrete_equations(self):
-        system, h, rotation = self.system, self.h, self.rotation
+        system, rotation = self.system, self.rotation
         residuals = self._residuals(
             "step", self.intervals,
             lambda i: (self._theta(i), self._vt(i), self._theta(i + 1), self._vt(i + 1), self.u_array(i),
                        self.nu_array(i)),
-            lambda th0, vt0, th1, vt1, u, nu: gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation, nu=nu),
+            lambda h, th0, vt0, th1, vt1, u, nu: gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation, nu=nu),
             replayed=True)
         for group in ("kinematics", "momentum_balance", "joint_rates"):
             self._add_velocity_equations(group, residuals)
@@ -75,7 +75,7 @@ class GCBlockData(MultibodyBlockData):
 
         chart_residuals = self._residuals(
             "chart", steps, lambda k: (self._theta(k), self._vt(k), self.q_array(k), self.v_array(k)),
-            chart_residuals)
+            chart_residuals, timed=False)
         self._add_coordinate_equations("chart", chart_residuals, steps)
         self._add_coordinate_equations("chart_velocity", chart_residuals, steps)
 

@@ -40,6 +40,7 @@ class QuaternionBlockData(SchemeBlockData):
     scheme = "quaternion"
     CONFIG = multibody_config()
     del CONFIG["controls"]  # forward dynamics only
+    del CONFIG["free_horizon"]  # the top is simulated on a given grid
 
     def _build(self):
         config, system = self.config, self.system

@@ -40,12 +40,12 @@ class RATTLEBlockData(MultibodyBlockData):
         return [owner.mu[i, r] for owner, r in self._constraint_index()]
 
     def _add_discrete_equations(self):
-        system, h = self.system, self.h
+        system = self.system
         residuals = self._residuals(
             "step", self.intervals,
             lambda i: (self.q_array(i), self.v_array(i), self.q_array(i + 1), self.v_array(i + 1),
                        self._lam_array(i), self._mu_array(i), self.u_array(i)),
-            lambda *args: rattle_residuals(system, h, *args))
+            lambda h, *args: rattle_residuals(system, h, *args))
         self._add_coordinate_equations("momentum_first_half", residuals)
         self._add_coordinate_equations("momentum_second_half", residuals)
         self._add_constraint_equations(residuals)

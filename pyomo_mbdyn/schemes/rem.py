@@ -46,14 +46,14 @@ class REMBlockData(AbsoluteConfigurations, MultibodyBlockData):
             self.w = pyo.Var(self.intervals, self.velocities, initialize=0.0)
 
     def _add_discrete_equations(self):
-        system, h, rotation, absolute = self.system, self.h, self.rotation, self.absolute
+        system, rotation, absolute = self.system, self.rotation, self.absolute
         if absolute:
             self._absolute_configurations()
         residuals = self._residuals(
             "step", self.intervals,
             lambda i: (self.q_array(i), self.v_array(i), None if absolute else [self.w[i, j] for j in self.velocities],
                        self.q_array(i + 1), self.v_array(i + 1), self.nu_array(i), self.u_array(i)),
-            lambda q0, v0, w, q1, v1, nu, u: rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation))
+            lambda h, q0, v0, w, q1, v1, nu, u: rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation))
         if not absolute:
             self._add_coordinate_equations("reparametrisation", residuals)
         self._add_coordinate_equations("kinematics", residuals)

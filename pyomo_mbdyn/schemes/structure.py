@@ -13,22 +13,37 @@ __all__ = ["check_structure", "expression_value"]
 
 
 def expression_value(expr, memo=None):
-    """The value of a Pyomo expression, each named Expression evaluated once (``memo``).
+    """The value of a Pyomo expression, each subexpression evaluated once (``memo``).
 
-    ``pyo.value`` walks shared named Expressions as a tree, which is
-    exponential in the nesting depth of the replayed CasADi graphs.
+    ``pyo.value`` walks shared named Expressions, and subexpressions reused as the
+    same Python object (the replayed charts of absolute configurations), as a
+    tree, which is exponential in the nesting depth of the replayed CasADi
+    graphs; here every node is evaluated once (a walk of the DAG, without
+    recursion).
     """
     memo = {} if memo is None else memo
-    if isinstance(expr, (int, float)):
-        return expr
-    if expr.is_named_expression_type():
-        key = id(expr)
-        if key not in memo:
-            memo[key] = expression_value(expr.expr, memo)
-        return memo[key]
-    if expr.is_expression_type():
-        return expr._apply_operation([expression_value(a, memo) for a in expr.args])
-    return pyo.value(expr)
+    stack = [expr]
+    while stack:
+        e = stack[-1]
+        if isinstance(e, (int, float)) or id(e) in memo:
+            stack.pop()
+            continue
+        if e.is_named_expression_type():
+            children = [e.expr]
+        elif e.is_expression_type():
+            children = list(e.args)
+        else:
+            memo[id(e)] = pyo.value(e)
+            stack.pop()
+            continue
+        pending = [c for c in children if not isinstance(c, (int, float)) and id(c) not in memo]
+        if pending:
+            stack.extend(pending)
+            continue
+        values = [c if isinstance(c, (int, float)) else memo[id(c)] for c in children]
+        memo[id(e)] = values[0] if e.is_named_expression_type() else e._apply_operation(values)
+        stack.pop()
+    return expr if isinstance(expr, (int, float)) else memo[id(expr)]
 
 
 def _incident_variables(expr, memo):
