@@ -9,11 +9,11 @@ backend (floats, Pyomo, CasADi).
 
 import numpy as np
 
-from ..mechanics.linalg import as_array, matmul, shared_array
+from ..mechanics.linalg import as_array, matmul, shared, shared_array
 from .common import full_controls, numeric_kinematics
 
 __all__ = ["lagrangian_slopes", "lumped_controls", "dmocc_lm_residuals", "dmocc_residuals",
-           "projected_velocity"]
+           "projected_velocity", "final_velocity"]
 
 
 def lagrangian_slopes(system, h, qa, qb):
@@ -120,3 +120,40 @@ def projected_velocity(system, h, q, q_next, u, q_prev=None, u_prev=None):
         p = p - G.T @ np.linalg.lstsq(S, G @ Minv @ p, rcond=None)[0]
     return Minv @ p
 
+
+
+def final_velocity(system, h, q_prev, q, u_prev):
+    """``v_N = M⁻¹ ᵠp⁺_N`` from the projected discrete Legendre transform (DMOCC 3.16), any backend.
+
+    ``p̃⁺_N = D2L_d(q_{N-1}, q_N) - (h/2) B(q_N)ᵀu_{N-1}`` and ``M⁻¹Q = M⁻¹ - M⁻¹Gᵀ(GM⁻¹Gᵀ)⁻¹GM⁻¹``
+    is the M-orthogonal projector onto ker G(q_N) = range P(q_N), which equals
+    ``P(PᵀMP)⁻¹Pᵀ``; with ``B(q_N) P(q_N) = I``, ``v_N = P ν_N`` where
+
+        (PᵀMP) ν_N = PᵀD2L_d(q_{N-1}, q_N) - (h/2) u_{N-1}     (the reduced transform 3.18),
+
+    a (dof × dof) system instead of the (m × m) one (the pitcher: 5 instead of
+    31), solved by Gaussian elimination without pivoting (PᵀMP is symmetric
+    positive definite) entry by entry, so that floats, Pyomo and CasADi
+    arguments give the same formula; ``h`` may be a free horizon's expression.
+    Each eliminated entry is :func:`shared` (a named Expression within a block's
+    :func:`sharing`): the expression's depth stays that of the elimination.
+    """
+    q_prev, q = as_array(q_prev), as_array(q)
+    n, dof = system.n, system.n_velocities
+    _, D2 = lagrangian_slopes(system, h, q_prev, q)
+    P = as_array(system.null_space(q)).reshape(n, dof)
+    M = np.diag(np.asarray(system.mass_matrix(), float))
+    u = full_controls(system, u_prev)
+    MP = [[P[i, a] * M[i] for a in range(dof)] for i in range(n)]
+    A = [[shared(sum(P[i, a] * MP[i][b] for i in range(n))) for b in range(dof)] for a in range(dof)]
+    rhs = [shared(sum(P[i, a] * D2[i] for i in range(n)) - 0.5 * h * u[a]) for a in range(dof)]
+    for k in range(dof):  # forward elimination
+        for r in range(k + 1, dof):
+            factor = shared(A[r][k] / A[k][k])
+            for c in range(k + 1, dof):
+                A[r][c] = shared(A[r][c] - factor * A[k][c])
+            rhs[r] = shared(rhs[r] - factor * rhs[k])
+    nu = [None] * dof
+    for k in reversed(range(dof)):  # back substitution
+        nu[k] = shared((rhs[k] - sum(A[k][c] * nu[c] for c in range(k + 1, dof))) / A[k][k])
+    return as_array([sum(P[i, a] * nu[a] for a in range(dof)) for i in range(n)])
