@@ -30,8 +30,13 @@ at N = 160).  ``configurations="lifted"`` gives the variables-and-equations
 form; both reach the same optimum (tests/ocp/test_configuration_forms.py).
 
 Cases (``case=``): ``"free"`` (Ch. 7: no bounds, no damping — BEM = REM),
-``"bounded"`` (Ch. 6 (i): u₃ ≥ 0) and ``"damped"`` (Ch. 6 (ii): Rayleigh
-joint damping k = 300 in all joints).
+``"bounded"`` (Ch. 6 (i): u₃ ≥ 0), ``"damped"`` (Ch. 6 (ii): Rayleigh
+joint damping k = 300 in all joints) and ``"time"`` (ours, not the thesis's:
+the same motion in minimum time with |u| ≤ (3000, 2000, 1000) N m — about
+the peaks of the effort optimum at T = 3 — and T free in [0.5, 10]; the
+torques are bang-bang with a few switches, BEM = REM exactly, T + V + W
+conserved; T = 1.6499 s at N = 20, 1.6466 at N = 40, 1.6457 at N = 80;
+``pyomo-mbdyn run three-link-arm --set case=time``).
 
 The optimum documented here is the one reached from
 :func:`pyomo_mbdyn.ocp.interpolated_trajectory` (joint angles interpolated
@@ -57,7 +62,10 @@ LINKS = ((30.0, 1.225, 143.3027, 7.0), (25.0, 1.0208, 88.0208, 6.0), (10.0, 0.40
 ALPHA0 = np.array([np.pi / 2, -np.pi / 2, np.pi / 2])
 ALPHAF = np.array([np.pi / 2, 0.0, 0.0])
 JOINTS = ("shoulder", "elbow", "wrist")
-CASES = ("free", "bounded", "damped")
+CASES = ("free", "bounded", "damped", "time")
+#: case "time": joint torque bounds |u_i| ≤ U_i [N m] and the free final time's bounds [s]
+TORQUE_LIMITS = {"shoulder.angle": 3000.0, "elbow.angle": 2000.0, "wrist.angle": 1000.0}
+TIME_BOUNDS = (0.5, 10.0)
 DAMPING = 300.0
 #: gravity and joint torques act: no momentum is conserved; T + V + W (+ D) is
 CONSERVED_MOMENTA = ()
@@ -135,16 +143,25 @@ def build(scheme="rem", steps=None, case="free", configurations=None):
     m = pyo.ConcreteModel("three-link-arm")
     form = CONFIGURATIONS.get(record(scheme).name) if configurations is None else configurations
     options = {} if form is None else {"configurations": form}
+    if case == "time":
+        options["free_horizon"] = TIME_BOUNDS
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON, **options)
     problem = OptimalControlProblem(m.dyn)
-    problem.minimise_control_effort({name: 0.5 for name in m.dyn.actuated})  # J = h Σ ½|u|²
+    if case == "time":  # minimum time with bounded torques, started at T = 3
+        for i in m.dyn.intervals:
+            for name, limit in TORQUE_LIMITS.items():
+                m.dyn.u[i, name].setlb(-limit)
+                m.dyn.u[i, name].setub(limit)
+        problem.minimise_final_time()
+    else:
+        problem.minimise_control_effort({name: 0.5 for name in m.dyn.actuated})  # J = h Σ ½|u|²
     theta_f = ALPHAF - ALPHA0
     problem.fix_final_configuration(theta_f)
     problem.require_final_rest()
     if case == "bounded":
         for i in m.dyn.intervals:
             m.dyn.u[i, "wrist.angle"].setlb(0.0)
-    guess = interpolated_trajectory(system, m.dyn.h, steps, theta_f)
+    guess = interpolated_trajectory(system, m.dyn.step_length, steps, theta_f)
     m.dyn.initialize_from(guess)
     m.problem = problem
     return m

@@ -186,3 +186,31 @@ for scheme, m in models.items():
 t = trajectories["bem"].t
 plotting.plot_costates(trajectories["bem"].u, recovered["bem"], labels=("solved u", "u = −B λᵖ"),
                        t=t[:-1] + 0.5 * (t[1] - t[0]), names=names, title="BEM controls")
+
+# %% [markdown]
+# ## Minimum time with bounded torques (free final time)
+#
+# The same rest-to-rest motion, now as fast as the motors allow:
+# |u| ≤ (3000, 2000, 1000) N m (about the peaks of the effort optimum at T = 3)
+# and the final time free.  The scheme blocks take it as the option
+# `free_horizon=(lower, upper)`: T becomes the variable `dyn.final_time`, the
+# step h = T/N a named expression in every equation, and
+# `OptimalControlProblem.minimise_final_time()` the objective.  The model's
+# `case="time"` builds it (`pyomo-mbdyn run three-link-arm --set case=time`).
+# BEM and REM reach the same T; the torques are bang-bang, and the energy
+# balance T + V + W stays exact with h unknown.
+
+# %%
+timed = {}
+for scheme in ("bem", "rem", "gc"):
+    m = three_link_arm.build(scheme, case="time")
+    solve(m, "casadi_ipopt")
+    timed[scheme] = m
+    print(f"{scheme}: T = {m.dyn.final_time_value:.6f} s, "
+          f"energy balance error {np.ptp(m.dyn.diagnostics()['E']):.1e}")
+assert abs(timed["bem"].dyn.final_time_value - timed["rem"].dyn.final_time_value) < 1e-7
+tr = timed["rem"].dyn.trajectory()
+limits = np.array([three_link_arm.TORQUE_LIMITS[a] for a in timed["rem"].dyn.actuated])
+ax = plotting.plot_controls(tr.t, tr.u / limits, names)
+ax.set_ylabel("u / U"); ax.set_title(f"REM, minimum time T = {tr.t[-1]:.4f} s: bang-bang torques")
+ax.figure
