@@ -390,6 +390,34 @@ def sphere_dmocc(N=30):
     return {"x": x, "f": h * ca.sumsqr(Tau), "g": g}, x0, np.zeros(g.shape[0]), np.zeros(g.shape[0])
 
 
+ARM_TORQUE_LIMITS = np.array([3000.0, 2000.0, 1000.0])
+
+
+def arm_rem_time(N=20):
+    """The arm in minimum time (the model's ``case="time"``): :func:`arm_rem_sparse` with
+    h = T/N, T a variable in [0.5, 10], |u| ≤ (3000, 2000, 1000), minimise T;
+    x = (α_k, v_k, u_k, T).  Returns also the variable bounds."""
+    A, V, U = ca.SX.sym("alpha", 3, N), ca.SX.sym("v", 18, N), ca.SX.sym("u", 3, N)
+    T = ca.SX.sym("T")
+    h = T / N
+    q_prev, v_prev = ca.DM(arm_q(ALPHA0, np)), ca.DM.zeros(18)
+    g = []
+    for k in range(N):
+        q_next, v_next = arm_q(A[:, k]), V[:, k]
+        g.append(h * (v_next + v_prev) - 2.0 * (q_next - q_prev))
+        g.append(arm_rem_step(q_prev, q_next, v_next - v_prev, U[:, k], h))
+        q_prev, v_prev = q_next, v_next
+    g.append(A[:, N - 1] - ALPHAF)
+    g.append(arm_node_rates(q_prev, v_prev))
+    g = ca.vertcat(*g)
+    x = ca.vertcat(ca.vec(A), ca.vec(V), ca.vec(U), T)
+    nlp0, x0, lbg, ubg = arm_rem_sparse(N)  # the effort guess at T = 3
+    x0 = np.concatenate([x0, [ARM_T]])
+    lbx = np.concatenate([np.full(21 * N, -np.inf), np.tile(-ARM_TORQUE_LIMITS, N), [0.5]])
+    ubx = np.concatenate([np.full(21 * N, np.inf), np.tile(ARM_TORQUE_LIMITS, N), [10.0]])
+    return {"x": x, "f": T, "g": g}, x0, np.zeros(g.shape[0]), np.zeros(g.shape[0]), (lbx, ubx)
+
+
 PROBLEMS = {
     # name: (builder, N, library model, library scheme)
     "arm-rem": (arm_rem, 20, "three-link-arm", "rem"),
@@ -399,22 +427,26 @@ PROBLEMS = {
     "crane-rem": (crane_rem, 40, "crane", "rem"),
     "sphere": (sphere_dmocc, 30, "sphere", "dmocc"),
 }
+#: free-final-time problems: not in the before/after table (the base commit has no free time);
+#: benchmarks/free_time.py puts them beside the library
+TIME_PROBLEMS = {"arm-rem-time": (arm_rem_time, 20, "three-link-arm", "rem")}
 
 
 def solve_handwritten(name, N=None, timelimit=120.0, ipopt_options=None):
     """Build and solve one hand-written NLP; wall and CPU seconds per phase
     (IPOPT's defaults, or with ``ipopt_options`` added)."""
-    builder, N0, _, _ = PROBLEMS[name]
+    builder, N0, _, _ = {**PROBLEMS, **TIME_PROBLEMS}[name]
     N = N0 if N is None else N
     w0, c0 = time.perf_counter(), time.process_time()
-    nlp, x0, lbg, ubg = builder(N)
+    nlp, x0, lbg, ubg, *bounds = builder(N)
+    lbx, ubx = bounds[0] if bounds else (-np.inf, np.inf)
     w1, c1 = time.perf_counter(), time.process_time()
     opts = {"ipopt.tol": 1e-8, "ipopt.print_level": 0, "print_time": False,
             "ipopt.max_wall_time": float(timelimit)}
     opts.update({f"ipopt.{k}": v for k, v in (ipopt_options or {}).items()})
     solver = ca.nlpsol("hand", "ipopt", nlp, opts)
     w2, c2 = time.perf_counter(), time.process_time()
-    sol = solver(x0=x0, lbg=lbg, ubg=ubg)
+    sol = solver(x0=x0, lbg=lbg, ubg=ubg, lbx=lbx, ubx=ubx)
     w3, c3 = time.perf_counter(), time.process_time()
     stats = solver.stats()
     return {"name": name, "N": N, "unknowns": int(nlp["x"].shape[0]), "objective": float(sol["f"]),
