@@ -10,7 +10,10 @@ constraint_residual, horizon`` and, where they apply,
 the solved model: free variables (variable bounds, e.g. torque limits, are
 not rows), active constraints, split into equality rows and inequality rows
 (a row with lower and upper bound counts once); ``horizon`` is the final
-time T = N h reached.
+time T = N h reached (the solver's value when the model's final time is free).
+``--set KEY=VALUE`` (repeatable) passes an option of the model's ``build()``,
+JSON-typed (``--set case=time``, ``--set distance=2.5``); an unknown key is
+refused with the list of the model's options.
 
 With ``--steps N`` of at least ``2 × REFINE_FROM`` (:data:`pyomo_mbdyn.ocp.solve.REFINE_FROM`,
 80; ``--coarsest`` changes it) a model whose ``build(scheme, steps=...)`` returns a

@@ -4,7 +4,9 @@
 quaternion top included): its class-level ``CONFIG`` (Pyomo's ConfigDict
 idiom; subclasses copy and extend it, so each block validates and documents
 its own options), the uniform grid ``t_k = k h``, ``k = 0..N``, ``h = T/N``
-(``nodes``, ``intervals``), named ``shared_terms`` for repeated
+(``nodes``, ``intervals``; with ``free_horizon=(lower, upper)`` the final time
+is the variable ``final_time`` and h the named Expression T/N, an argument of
+every step formula), named ``shared_terms`` for repeated
 subexpressions, its registry record (``block.record``,
 :mod:`pyomo_mbdyn.discretization.registry`) and one accessor for results,
 ``block.trajectory()`` → :class:`~pyomo_mbdyn.trajectory.Trajectory`.
