@@ -105,6 +105,41 @@ BONMIN_RESULT_CODES = {
 }
 
 
+def bonmin_options(options):
+    """Options as Bonmin users write them → as CasADi's Bonmin interface takes them.
+
+    Bonmin registers its own options as ``bonmin.algorithm``, ``bonmin.node_limit``,
+    ``bonmin.time_limit``, … and IPOPT's (for the NLP subproblems) under their plain
+    names (``tol``, ``max_iter``, ``print_level``); CasADi looks them up without the
+    ``bonmin.`` prefix and rejects ``bonmin.algorithm`` ("No such BONMIN option:
+    bonmin").  So the prefix is dropped; giving one option both ways is an error.
+    """
+    out = {}
+    for name, value in options.items():
+        key = name[len("bonmin."):] if name.startswith("bonmin.") else name
+        if key in out and out[key] != value:
+            raise ValueError(f"Bonmin option {key!r} given twice with different values "
+                             f"({out[key]!r} and {value!r}, as {name!r})")
+        out[key] = value
+    return out
+
+
+def bonmin_time_limit(options, timelimit=None):
+    """Bonmin's time limit in seconds (``bonmin.time_limit``, ``time_limit`` or the solve's
+    ``timelimit``), or None."""
+    for name in ("bonmin.time_limit", "time_limit"):
+        if name in options:
+            return float(options[name])
+    return None if timelimit is None else float(timelimit)
+
+
+def _is_option_error(message):
+    """A solver's complaint about an option (IPOPT: "Unknown option", "Invalid value";
+    Bonmin: "No such BONMIN option", "Invalid options were detected")."""
+    text = message.lower()
+    return "option" in text and any(word in text for word in ("unknown", "invalid", "no such"))
+
+
 def _convert(value):
     for kind in (int, float):
         try:
@@ -187,7 +222,7 @@ def solve_nl(solver, stub, options):
     if solver == "ipopt":
         opts["ipopt"] = with_ipopt_defaults(solver_opts)
     else:
-        opts["bonmin"] = solver_opts
+        opts["bonmin"] = bonmin_options(solver_opts)
         opts["discrete"] = [bool(d) for d in builder.discrete]
 
     # --- warm start: d segment (AMPL duals) and ipopt_z*_in suffixes
@@ -219,8 +254,8 @@ def solve_nl(solver, stub, options):
             lam_x0=lam_x0,
             lam_g0=lam_g0,
         )
-    except RuntimeError as err:
-        status.update(error="solve", message=_short(err))
+    except RuntimeError as err:  # Bonmin reads its options when the solve starts
+        status.update(error="options" if _is_option_error(str(err)) else "solve", message=_short(err))
         return status
     wall = time.perf_counter() - t0
     stats = nlpsol.stats()

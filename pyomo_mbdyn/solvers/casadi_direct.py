@@ -82,7 +82,8 @@ from pyomo.solvers.plugins.solvers.direct_or_persistent_solver import DirectOrPe
 from pyomo.solvers.plugins.solvers.direct_solver import DirectSolver
 
 from ..errors import ConfigurationError, UnsupportedModelError
-from .ampl_driver import BONMIN_RESULT_CODES, IPOPT_RESULT_CODES, _convert, with_ipopt_defaults
+from .ampl_driver import (BONMIN_RESULT_CODES, IPOPT_RESULT_CODES, _convert, _is_option_error, bonmin_options,
+                          bonmin_time_limit, with_ipopt_defaults)
 from .selection import library_version
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
@@ -212,6 +213,11 @@ class _CasadiDirect(DirectSolver):
             options[self.time_limit_option] = float(self._timelimit)
         if self.backend == "ipopt":
             options = with_ipopt_defaults(options)
+        else:
+            try:
+                options = bonmin_options(options)
+            except ValueError as err:
+                raise ConfigurationError(f"{self.name}: {err}") from None
         return options
 
     def _initial_multipliers(self, nlp):
@@ -312,7 +318,7 @@ class _CasadiDirect(DirectSolver):
         results.solver.message = message
         results.solver.iterations = int(stats.get("iter_count", 0) or 0)
         results.solver.wallclock_time = wall
-        status, tc, soln_status = _classify(code, return_status, self)
+        status, tc, soln_status = _classify(code, return_status, self, wall)
         results.solver.status = status
         results.solver.termination_condition = tc
         results.problem.name = self._pyomo_model.name
@@ -409,11 +415,7 @@ def _short(err):
     return msg[-1] if msg else repr(err)
 
 
-def _is_option_error(message):
-    return "option" in message.lower() and ("unknown" in message.lower() or "invalid" in message.lower())
-
-
-def _classify(code, return_status, solver):
+def _classify(code, return_status, solver, wall=None):
     """AMPL solve_result_num → (SolverStatus, TerminationCondition, SolutionStatus),
     as Pyomo's .sol reader and the AMPL plugin's refinement do."""
     TC = TerminationCondition
@@ -429,7 +431,11 @@ def _classify(code, return_status, solver):
     if 400 <= code <= 499:
         time_limit = return_status.endswith("Time_Exceeded")
         if solver.backend == "bonmin":
-            time_limit = solver._timelimit is not None or "bonmin.time_limit" in solver.options
+            # Bonmin says LIMIT_EXCEEDED for time, node and solution limits alike: a time
+            # limit is what stopped it when the search ran for at least half of it (Bonmin's
+            # clock is CPU time, which runs ahead of the wall clock under threaded BLAS)
+            limit = bonmin_time_limit(solver.options, solver._timelimit)
+            time_limit = limit is not None and wall is not None and wall >= 0.5 * limit
         tc = TC.maxTimeLimit if time_limit else TC.maxIterations
         return SolverStatus.warning, tc, SolutionStatus.stoppedByLimit
     return SolverStatus.error, TC.error, SolutionStatus.error
