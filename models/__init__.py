@@ -13,6 +13,7 @@ MODELS = {
     "satellite": "pyomo_mbdyn.models.satellite",
     "sphere": "pyomo_mbdyn.models.sphere",
     "satellite-underactuated": "pyomo_mbdyn.models.satellite_underactuated",
+    "satellite-actuator-selection": "pyomo_mbdyn.models.satellite_actuator_selection",
     "three-link-arm": "pyomo_mbdyn.models.three_link_arm",
     "crane": "pyomo_mbdyn.models.crane",
     "pitcher": "pyomo_mbdyn.models.pitcher",

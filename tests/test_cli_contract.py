@@ -81,3 +81,10 @@ def test_run_json_carries_the_contract_fields(name, capsys):
 def test_run_json_at_the_models_own_steps(name, capsys):
     result = _run_json(name, ["run", name, "--json"], capsys)
     assert result["steps"] == importlib.import_module(MODELS[name]).STEPS
+
+
+def test_actuator_selection_reports_the_kept_motors(capsys):
+    result = _run_json("satellite-actuator-selection", ["run", "satellite-actuator-selection", "--json"], capsys)
+    assert result["solver"] == "casadi_bonmin"  # chosen for the binaries
+    assert len(result["active_actuators"]) == 2
+    assert set(result["active_actuators"]) <= {"axle1.angle", "axle2.angle", "axle3.angle"}

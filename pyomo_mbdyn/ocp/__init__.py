@@ -1,5 +1,6 @@
 """Optimal-control problems on scheme blocks."""
 
+from .actuators import enumerate_actuators, fix_actuators
 from .costates import costate_table, costates_from_duals
 from .dnco import dnco_model, parse_scheme
 from .guess import interpolated_trajectory, refined_trajectory
@@ -8,4 +9,4 @@ from .solve import refinable, refinement_grids, solve, solve_refined
 
 __all__ = ["OptimalControlProblem", "interpolated_trajectory", "refined_trajectory", "solve",
            "solve_refined", "refinable", "refinement_grids", "costate_table",
-           "costates_from_duals", "dnco_model", "parse_scheme"]
+           "costates_from_duals", "dnco_model", "parse_scheme", "enumerate_actuators", "fix_actuators"]

@@ -277,6 +277,82 @@ class OptimalControlProblem:
             if name in keep:
                 self.block.final_rest.add(reduced[j] - 0.5 * h * u_full.get(name, 0.0) == 0)
 
+    # -- which actuators to keep (mixed-integer) -------------------------------------
+    def select_actuators(self, max_active, bound, cost=None, exactly=False):
+        """Choose which actuators to keep: a binary ``ocp.kept[a]`` per actuator with
+
+            -U_a y_a ≤ u[i, a] ≤ U_a y_a   at every interval i  (``ocp.actuator_off``),
+            Σ_a y_a ≤ k   (``exactly``: = k)                   (``ocp.actuator_count``),
+
+        and, with ``cost`` (a number for every actuator or a dict per actuator), the
+        fixed costs Σ_a c_a y_a added to the objective (``ocp.actuator_cost``).
+        ``bound`` is U (a number or a dict per actuator): it must hold at the optimum
+        of every subset for the MINLP to compare the subsets fairly, so choose it
+        above the torques the kept actuators need.  The problem is a MINLP: solve it
+        with ``casadi_bonmin`` (or ``bonmin``); :meth:`active_actuators` reads the
+        chosen set.  With ``y`` fixed it is the NLP of that subset (u of the others
+        bounded to zero), which is how :func:`pyomo_mbdyn.ocp.enumerate_actuators`
+        checks the MINLP's answer.  Works with any scheme (u is common to all).
+        """
+        dyn = self.dyn
+        names = list(dyn.actuated)
+        if self.block.component("kept") is not None:
+            raise ConfigurationError("select_actuators: already called on this problem")
+        if not (isinstance(max_active, (int, np.integer)) and 1 <= max_active <= len(names)):
+            raise ConfigurationError(f"select_actuators: max_active must be an integer in 1..{len(names)} "
+                                     f"(the actuators {names}), got {max_active!r}")
+        U = self._per_actuator("bound", bound, names)
+        bad = {a: u for a, u in U.items() if not (np.isfinite(u) and u > 0)}
+        if bad:
+            raise ConfigurationError(f"select_actuators: bound must be positive and finite, got {bad}")
+        c = self._per_actuator("cost", 0.0 if cost is None else cost, names)
+        bad = {a: v for a, v in c.items() if not (np.isfinite(v) and v >= 0)}
+        if bad:
+            raise ConfigurationError(f"select_actuators: costs must be non-negative and finite, got {bad}")
+        blk = self.block
+        blk.actuators = pyo.Set(initialize=names, ordered=True)
+        blk.kept = pyo.Var(blk.actuators, domain=pyo.Binary, initialize=1)
+        blk.actuator_off = pyo.Constraint(
+            dyn.intervals, blk.actuators, [-1, 1],
+            rule=lambda b, i, a, side: side * dyn.u[i, a] <= U[a] * b.kept[a])
+        count = sum(blk.kept[a] for a in names)
+        blk.actuator_count = pyo.Constraint(expr=(count == max_active) if exactly else (count <= max_active))
+        if any(c.values()):
+            blk.actuator_cost = pyo.Expression(expr=sum(c[a] * blk.kept[a] for a in names))
+            objectives = [o for o in dyn.model().component_data_objects(pyo.Objective, active=True)]
+            if len(objectives) != 1:
+                raise ConfigurationError(f"select_actuators: the costs need one active objective, found "
+                                         f"{[o.name for o in objectives]}")
+            objective = objectives[0]
+            if objective is blk.component("objective"):
+                objective.expr = objective.expr + blk.actuator_cost
+            else:
+                objective.deactivate()
+                blk.objective = pyo.Objective(expr=objective.expr + blk.actuator_cost, sense=objective.sense)
+        return blk.kept
+
+    @staticmethod
+    def _per_actuator(what, value, names):
+        if isinstance(value, dict):
+            unknown = sorted(set(value) - set(names))
+            missing = sorted(set(names) - set(value))
+            if unknown or missing:
+                raise ConfigurationError(f"select_actuators: {what} per actuator: unknown {unknown}, "
+                                         f"missing {missing}; the actuators are {names}")
+            return {a: float(value[a]) for a in names}
+        try:
+            return {a: float(value) for a in names}
+        except (TypeError, ValueError):
+            raise ConfigurationError(f"select_actuators: {what} must be a number or a dict per actuator, "
+                                     f"got {value!r}") from None
+
+    def active_actuators(self):
+        """The actuators kept (``ocp.kept[a]`` ≥ ½ in the current values), in the system's order."""
+        kept = self.block.component("kept")
+        if kept is None:
+            raise ConfigurationError("active_actuators: select_actuators was not called on this problem")
+        return [a for a in self.block.actuators if kept[a].value is not None and kept[a].value >= 0.5]
+
     # -- bounds ---------------------------------------------------------------
     def bound_rotation_increments(self, limit=1.0):
         """|rotation increment| ≤ limit per step and rotation coordinate (anti-aliasing).

@@ -1,0 +1,51 @@
+"""satellite-actuator-selection: which two of the satellite's three rotors to keep (DMOCC §7.2, MINLP).
+
+The DMOCC paper removes rotor 3 by hand and reports the cost
+(:mod:`pyomo_mbdyn.models.satellite_underactuated`).  The converse question:
+*which* two motors should the satellite keep for the reorientation by π about
+(1, 2, 3)/√14 in T = 5 with least effort J = h Σ‖τ_n‖²?  All three rotors
+stay on the satellite; a rotor whose motor is dropped turns freely (u = 0),
+so the subset {1, 2} is not the paper's underactuated satellite, whose rotor
+3 is removed with its mass.
+
+Formulation (:meth:`~pyomo_mbdyn.ocp.OptimalControlProblem.select_actuators`):
+binaries y_a per rotor motor, |u_{i,a}| ≤ U y_a at every interval, Σ y_a = 2;
+U = ``bound`` (default 5000 N m, above the torques every kept pair needs (3672 at most), so
+that it is inactive in every subset's optimum and the MINLP compares the
+subsets fairly).  The satellite's own safeguards stay: DMOCC in the absolute
+form, the half-turn exclusion on the final orientation, per-step rotor
+increments ≤ 1 rad (off the aliased optima), the interpolated zero-momentum
+guess.  Solved by ``casadi_bonmin``; ``pyomo-mbdyn run
+satellite-actuator-selection --json`` adds ``active_actuators``.  The check is
+:func:`pyomo_mbdyn.ocp.enumerate_actuators`: the three NLPs, each from the
+same guess (tests/ocp/test_actuator_selection.py).
+"""
+
+from pyomo_mbdyn.models import satellite
+
+__all__ = ["build", "evaluate", "DESCRIPTION", "STEPS", "HORIZON", "KEEP", "BOUND"]
+
+DESCRIPTION = "satellite reorientation: which 2 of 3 rotor motors to keep (MINLP, Bonmin)"
+STEPS, HORIZON = satellite.STEPS, satellite.HORIZON
+KEEP, BOUND = 2, 5.0e3
+CONSERVED_MOMENTA = satellite.CONSERVED_MOMENTA
+ENERGY_BALANCE = satellite.ENERGY_BALANCE
+
+
+def build(scheme="dmocc", steps=STEPS, keep=KEEP, bound=BOUND, cost=None, increment_bound=1.0,
+          guess="interpolate", kept=None):
+    """The selection MINLP ``m`` (``m.problem.active_actuators()`` after a solve);
+    ``kept``: a list of rotor motors (``"axle1.angle"``, …) to fix instead (the NLP of that subset)."""
+    from pyomo_mbdyn.ocp import fix_actuators
+
+    m = satellite.build(scheme, steps, rotors=(1, 2, 3), increment_bound=increment_bound, guess=guess)
+    m.name = "satellite-actuator-selection"
+    m.problem.select_actuators(keep, bound, cost=cost, exactly=True)
+    if kept is not None:
+        fix_actuators(m, kept)
+    return m
+
+
+def evaluate(model):
+    """``active_actuators``: the rotor motors kept."""
+    return {"active_actuators": model.problem.active_actuators()}
