@@ -38,6 +38,19 @@ torques are bang-bang with a few switches, BEM = REM exactly, T + V + W
 conserved; T = 1.6499 s at N = 20, 1.6466 at N = 40, 1.6457 at N = 80;
 ``pyomo-mbdyn run three-link-arm --set case=time``).
 
+Which joint may be passive (``keep_motors=2``, ours): two of the three motors,
+|u| ≤ 10⁴ N m.  Every pair solved as an NLP from the interpolated guess (GC,
+N = 20; :func:`~pyomo_mbdyn.ocp.enumerate_actuators`): elbow + wrist J =
+1.2446·10⁷ (80 iterations), shoulder + elbow 1.3712·10⁷ (53), shoulder +
+wrist 9.013·10⁷ (598) — all far above the fully actuated 3.988·10⁶.
+**Bonmin's B-BB does not find the best pair**: it returns shoulder + elbow
+(1.3712·10⁷) whatever its options (strong branching off, warm_start none,
+num_resolve_at_root/node, best-bound) — its node NLPs are local solves of a
+nonconvex problem, used as bounds, and the (elbow, wrist) node ends at a worse
+local optimum than from the guess.  Use the enumeration for such choices; the
+outer-approximation algorithms declare the problem infeasible (as for the
+satellite).
+
 The optimum documented here is the one reached from
 :func:`pyomo_mbdyn.ocp.interpolated_trajectory` (joint angles interpolated
 with the quintic rest-to-rest profile, mapped to directors, velocities from
@@ -66,6 +79,8 @@ CASES = ("free", "bounded", "damped", "time")
 #: case "time": joint torque bounds |u_i| ≤ U_i [N m] and the free final time's bounds [s]
 TORQUE_LIMITS = {"shoulder.angle": 3000.0, "elbow.angle": 2000.0, "wrist.angle": 1000.0}
 TIME_BOUNDS = (0.5, 10.0)
+#: keep_motors: the bound U of |u| ≤ U y (above the 4409 N m the kept pairs need)
+MOTOR_BOUND = 1.0e4
 DAMPING = 300.0
 #: gravity and joint torques act: no momentum is conserved; T + V + W (+ D) is
 CONSERVED_MOMENTA = ()
@@ -115,13 +130,16 @@ def joint_angles(q):
     return rel
 
 
-def build(scheme="rem", steps=None, case="free", configurations=None):
+def build(scheme="rem", steps=None, case="free", configurations=None, keep_motors=None):
     """The arm OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem) with the
     interpolated guess (see the module docstring); N = 20 by default, and for
     ``scheme="dnco"`` (or ``"direct-<gradient>"``) the joint-angle problem of
     :mod:`pyomo_mbdyn.models.three_link_arm_dnco` with its N = 40.
     ``configurations``: the block's form of node configurations (default
-    ``CONFIGURATIONS[scheme]``; schemes without the option take none)."""
+    ``CONFIGURATIONS[scheme]``; schemes without the option take none).
+    ``keep_motors=k``: which k of the three joint motors to keep
+    (:meth:`~pyomo_mbdyn.ocp.OptimalControlProblem.select_actuators`, |u| ≤
+    ``MOTOR_BOUND``; a MINLP for ``casadi_bonmin``, see the module docstring)."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.errors import ConfigurationError
@@ -161,6 +179,8 @@ def build(scheme="rem", steps=None, case="free", configurations=None):
     if case == "bounded":
         for i in m.dyn.intervals:
             m.dyn.u[i, "wrist.angle"].setlb(0.0)
+    if keep_motors is not None:
+        problem.select_actuators(keep_motors, MOTOR_BOUND, exactly=True)
     guess = interpolated_trajectory(system, m.dyn.step_length, steps, theta_f)
     m.dyn.initialize_from(guess)
     m.problem = problem
@@ -173,4 +193,6 @@ def evaluate(model):
         from pyomo_mbdyn.models import three_link_arm_dnco
 
         return three_link_arm_dnco.evaluate(model)
+    if model.ocp.component("kept") is not None:
+        return {"active_actuators": model.problem.active_actuators()}
     return {}
