@@ -20,3 +20,12 @@ def write_section(name, table):
     after = rest.split(end, 1)[1]
     with open(path, "w") as f:
         f.write(f"{before}{start}\n{table}\n{end}{after}")
+
+
+def publish(name, rows, write):
+    """Print the table ``rows`` (Markdown lines) under the machine line; with ``write``
+    also put it between the ``name`` markers of benchmarks/README.md."""
+    text = machine_line() + "\n\n" + "\n".join(rows)
+    print(text)
+    if write:
+        write_section(name, text)

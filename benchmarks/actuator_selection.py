@@ -22,7 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from benchmarks._report import machine_line, write_section  # noqa: E402
+from benchmarks._report import publish  # noqa: E402
 
 ALGORITHMS = ("B-BB", "B-OA", "B-QG", "B-Hyb", "B-iFP")
 
@@ -67,10 +67,7 @@ def main(argv=None):
         rows.append(f"| Bonmin {algorithm} | {tc} | {wall:.2f} | {_nodes(getattr(solver, '_log', '') or '')} | "
                     f"{kept} | {J} |")
         print(rows[-1], flush=True)
-    text = machine_line() + "\n\n" + "\n".join(rows)
-    print(text)
-    if args.write:
-        write_section("actuator-selection", text)
+    publish("actuator-selection", rows, args.write)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from benchmarks._report import machine_line, write_section  # noqa: E402
+from benchmarks._report import publish  # noqa: E402
 from benchmarks.handwritten import solve_handwritten  # noqa: E402
 
 #: (label, model, build options, hand-written problem or None)
@@ -80,10 +80,7 @@ def main(argv=None):
             cells += ["–", "–", "–"]
         rows.append("| " + " | ".join(cells) + " |")
         print(rows[-1], flush=True)
-    table = machine_line() + "\n\n" + "\n".join(rows)
-    print(table)
-    if args.write:
-        write_section("free-time", table)
+    publish("free-time", rows, args.write)
 
 
 if __name__ == "__main__":
