@@ -99,15 +99,21 @@ def build(scheme="bem", steps=STEPS, mass=MASS, distance=DISTANCE, force_limit=F
     else:
         m = _hamiltonian(scheme, steps, mass, distance, horizon, bounds)
     dyn = m.dyn
+    weight = 1.0 if objective == "time" else time_weight
     if objective == "time":
         for i in dyn.intervals:
             for a in _actuators(dyn):
                 dyn.u[i, a].setlb(-force_limit)
                 dyn.u[i, a].setub(force_limit)
-        m.problem.minimise_final_time()
-    else:
-        m.problem.minimise_control_effort({a: 0.5 for a in _actuators(dyn)})
-        m.problem.minimise_final_time(time_weight)
+    if scheme in MULTIBODY_SCHEMES:
+        if objective != "time":
+            m.problem.minimise_control_effort({a: 0.5 for a in _actuators(dyn)})
+        m.problem.minimise_final_time(weight)
+    else:  # the DNCO block (no OptimalControlProblem): its own objective is the effort h Σ ½|u|²
+        dyn.objective.deactivate()
+        m.ocp = pyo.Block()
+        effort = 0.0 if objective == "time" else dyn.cost
+        m.ocp.objective = pyo.Objective(expr=weight * dyn.final_time + effort)
     m.exact_horizon = pyo.Param(initialize=minimum_time(mass, distance, force_limit) if objective == "time"
                                 else effort_time_optimum(mass, distance, time_weight))
     return m
@@ -134,31 +140,6 @@ def _multibody(scheme, steps, mass, distance, horizon, bounds, configurations):
     return m
 
 
-class _TimeObjective:
-    """``minimise_final_time`` / ``minimise_control_effort`` for the DNCO block, whose own
-    objective is the effort J_d = h Σ ½|u|²."""
-
-    def __init__(self, m):
-        import pyomo.environ as pyo
-
-        self.m = m
-        m.dyn.objective.deactivate()
-        m.ocp = pyo.Block()
-
-    def minimise_final_time(self, weight=1.0):
-        import pyomo.environ as pyo
-
-        terms = weight * self.m.dyn.final_time
-        if self.m.ocp.component("control_effort") is not None:
-            terms = terms + self.m.ocp.control_effort
-        self.m.ocp.objective = pyo.Objective(expr=terms)
-
-    def minimise_control_effort(self, weights):
-        import pyomo.environ as pyo
-
-        self.m.ocp.control_effort = pyo.Expression(expr=self.m.dyn.cost)
-
-
 def _hamiltonian(scheme, steps, mass, distance, horizon, bounds):
     from pyomo_mbdyn.ocp.dnco import dnco_model
 
@@ -168,7 +149,6 @@ def _hamiltonian(scheme, steps, mass, distance, horizon, bounds):
     s = distance * _quintic(np.arange(steps + 1) / steps)
     p = mass * distance * _quintic(np.arange(steps + 1) / steps, derivative=True) / horizon
     m.dyn.initialize_from(x=np.column_stack([s, p]))
-    m.problem = _TimeObjective(m)
     return m
 
 

@@ -104,15 +104,14 @@ def projected_velocity(system, h, q, q_next, u, q_prev=None, u_prev=None):
     ``Q = I - Gᵀ(G M⁻¹ Gᵀ)⁻¹ G M⁻¹`` onto momenta consistent with the
     constraints; numbers only (G(q) and B(q) from functions compiled once per system).
     """
+    if q_next is None:  # the last node: the same formula as in optimisation problems
+        return np.asarray(final_velocity(system, h, np.asarray(q_prev, float), np.asarray(q, float), u_prev),
+                          float)
     M = system.mass_matrix()
     q = np.asarray(q, float)
     G, B = numeric_kinematics(system, q, ("G", "B"))  # compiled once per system
-    if q_next is not None:
-        D1, _ = lagrangian_slopes(system, h, q, np.asarray(q_next, float))
-        p = -np.asarray(D1, float) + B.T @ np.asarray(full_controls(system, u), float) * (0.5 * h)
-    else:
-        _, D2 = lagrangian_slopes(system, h, np.asarray(q_prev, float), q)
-        p = np.asarray(D2, float) - B.T @ np.asarray(full_controls(system, u_prev), float) * (0.5 * h)
+    D1, _ = lagrangian_slopes(system, h, q, np.asarray(q_next, float))
+    p = -np.asarray(D1, float) + B.T @ np.asarray(full_controls(system, u), float) * (0.5 * h)
     G = G.reshape(system.m, system.n)
     Minv = np.diag(1.0 / np.diag(M))
     if G.shape[0]:
@@ -127,9 +126,9 @@ def final_velocity(system, h, q_prev, q, u_prev):
 
     ``p̃⁺_N = D2L_d(q_{N-1}, q_N) - (h/2) B(q_N)ᵀu_{N-1}`` and ``M⁻¹Q = M⁻¹ - M⁻¹Gᵀ(GM⁻¹Gᵀ)⁻¹GM⁻¹``
     is the M-orthogonal projector onto ker G(q_N) = range P(q_N), which equals
-    ``P(PᵀMP)⁻¹Pᵀ``; with ``B(q_N) P(q_N) = I``, ``v_N = P ν_N`` where
+    ``P(PᵀMP)⁻¹Pᵀ``; so ``v_N = P ν_N`` where
 
-        (PᵀMP) ν_N = PᵀD2L_d(q_{N-1}, q_N) - (h/2) u_{N-1}     (the reduced transform 3.18),
+        (PᵀMP) ν_N = Pᵀp̃⁺_N = PᵀD2L_d(q_{N-1}, q_N) - (h/2) PᵀBᵀu_{N-1}   (the reduced transform 3.18),
 
     a (dof × dof) system instead of the (m × m) one (the pitcher: 5 instead of
     31), solved by Gaussian elimination without pivoting (PᵀMP is symmetric
@@ -143,10 +142,10 @@ def final_velocity(system, h, q_prev, q, u_prev):
     _, D2 = lagrangian_slopes(system, h, q_prev, q)
     P = as_array(system.null_space(q)).reshape(n, dof)
     M = np.diag(np.asarray(system.mass_matrix(), float))
-    u = full_controls(system, u_prev)
+    force = system.reduced_forces(q, full_controls(system, u_prev))  # Pᵀ Bᵀ u (= u where B P = I)
     MP = [[P[i, a] * M[i] for a in range(dof)] for i in range(n)]
     A = [[shared(sum(P[i, a] * MP[i][b] for i in range(n))) for b in range(dof)] for a in range(dof)]
-    rhs = [shared(sum(P[i, a] * D2[i] for i in range(n)) - 0.5 * h * u[a]) for a in range(dof)]
+    rhs = [shared(sum(P[i, a] * D2[i] for i in range(n)) - 0.5 * h * force[a]) for a in range(dof)]
     for k in range(dof):  # forward elimination
         for r in range(k + 1, dof):
             factor = shared(A[r][k] / A[k][k])

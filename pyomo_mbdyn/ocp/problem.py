@@ -89,12 +89,7 @@ class OptimalControlProblem:
         bounds on that variable.  Controls keep their meaning (forces), so
         ``J = h Σ|u|²`` stays the effort of the motion.
         """
-        dyn = self.dyn
-        if not dyn.free_horizon:
-            raise ConfigurationError(
-                f"free_final_time: the {dyn.scheme} block {dyn.name!r} was built with a fixed horizon "
-                f"T = {dyn.config.horizon}; build it with free_horizon=({lower}, {upper}) "
-                "(h = T/N is a constant of its equations otherwise)")
+        dyn = self._free_horizon_block("free_final_time")
         bounds = (float(lower), float(upper))
         if not (0.0 < bounds[0] < bounds[1] < np.inf):
             raise ConfigurationError(f"free_final_time: need 0 < lower < upper < inf, got ({lower!r}, {upper!r})")
@@ -113,11 +108,7 @@ class OptimalControlProblem:
         effort + ``weight · T`` and ``ocp.control_effort`` is deactivated (its value
         stays readable).
         """
-        dyn = self.dyn
-        if not dyn.free_horizon:
-            raise ConfigurationError(
-                f"minimise_final_time: the final time of the {dyn.scheme} block {dyn.name!r} is fixed "
-                f"(T = {dyn.config.horizon}); build the block with free_horizon=(lower, upper)")
+        dyn = self._free_horizon_block("minimise_final_time")
         if not (isinstance(weight, (int, float)) and np.isfinite(weight) and weight > 0):
             raise ConfigurationError(f"minimise_final_time: weight must be a positive number, got {weight!r}")
         if self.block.component("final_time_cost") is not None:
@@ -128,6 +119,15 @@ class OptimalControlProblem:
             self.block.objective = pyo.Objective(expr=self.block.final_time_cost)
             combined = self.block.objective
         return combined
+
+    def _free_horizon_block(self, what):
+        dyn = self.dyn
+        if not dyn.free_horizon:
+            raise ConfigurationError(
+                f"{what}: the {dyn.scheme} block {dyn.name!r} was built with a fixed horizon "
+                f"T = {dyn.config.horizon}; build it with free_horizon=(lower, upper) "
+                "(h = T/N is a constant of its equations otherwise)")
+        return dyn
 
     def _combined_objective(self):
         """Effort + time: one active ``ocp.objective`` when both terms are asked for, else None."""

@@ -298,8 +298,7 @@ class SchemeBlockData(BlockData):
         out = {"model": self.model().name, "system": self.system.name, "scheme": self.scheme,
                "steps": int(self.config.steps), "horizon": float(self.config.horizon), "h": self.step_length}
         if self.free_horizon:  # the final time reached, and its bounds
-            out.update(horizon=self.final_time_value, h=self.step_length,
-                       free_horizon=list(self.config.free_horizon))
+            out.update(horizon=self.final_time_value, free_horizon=list(self.config.free_horizon))
         return out
 
     def _build(self):  # pragma: no cover - abstract

@@ -124,13 +124,16 @@ def bonmin_options(options):
     return out
 
 
-def bonmin_time_limit(options, timelimit=None):
-    """Bonmin's time limit in seconds (``bonmin.time_limit``, ``time_limit`` or the solve's
-    ``timelimit``), or None."""
+def bonmin_stopped_by_time(options, timelimit, wall):
+    """Whether Bonmin's LIMIT_EXCEEDED (said alike for time, node and solution limits)
+    was its time limit (``bonmin.time_limit``, ``time_limit`` or the solve's
+    ``timelimit``): the search ran for at least half of it (Bonmin's clock is CPU
+    time, which runs ahead of the wall clock under threaded BLAS)."""
+    limit = None if timelimit is None else float(timelimit)
     for name in ("bonmin.time_limit", "time_limit"):
         if name in options:
-            return float(options[name])
-    return None if timelimit is None else float(timelimit)
+            limit = float(options[name])
+    return limit is not None and wall is not None and wall >= 0.5 * limit
 
 
 def _is_option_error(message):

@@ -83,7 +83,7 @@ from pyomo.solvers.plugins.solvers.direct_solver import DirectSolver
 
 from ..errors import ConfigurationError, UnsupportedModelError
 from .ampl_driver import (BONMIN_RESULT_CODES, IPOPT_RESULT_CODES, _convert, _is_option_error, bonmin_options,
-                          bonmin_time_limit, with_ipopt_defaults)
+                          bonmin_stopped_by_time, with_ipopt_defaults)
 from .selection import library_version
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
@@ -431,11 +431,7 @@ def _classify(code, return_status, solver, wall=None):
     if 400 <= code <= 499:
         time_limit = return_status.endswith("Time_Exceeded")
         if solver.backend == "bonmin":
-            # Bonmin says LIMIT_EXCEEDED for time, node and solution limits alike: a time
-            # limit is what stopped it when the search ran for at least half of it (Bonmin's
-            # clock is CPU time, which runs ahead of the wall clock under threaded BLAS)
-            limit = bonmin_time_limit(solver.options, solver._timelimit)
-            time_limit = limit is not None and wall is not None and wall >= 0.5 * limit
+            time_limit = bonmin_stopped_by_time(solver.options, solver._timelimit, wall)
         tc = TC.maxTimeLimit if time_limit else TC.maxIterations
         return SolverStatus.warning, tc, SolutionStatus.stoppedByLimit
     return SolverStatus.error, TC.error, SolutionStatus.error

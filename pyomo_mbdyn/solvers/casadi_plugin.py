@@ -52,7 +52,7 @@ from pyomo.solvers.plugins.solvers.IPOPT import IPOPT
 
 from ..errors import ConfigurationError, SolverError, UnsupportedModelError
 from .selection import library_version
-from .ampl_driver import bonmin_time_limit
+from .ampl_driver import bonmin_stopped_by_time
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
 
@@ -224,9 +224,7 @@ class _CasadiAmplSolver(IPOPT):
         elif 400 <= code <= 499:
             time_limit = status.get("return_status", "").endswith(("Time_Exceeded",))
             if self.backend == "bonmin":  # LIMIT_EXCEEDED for time, nodes and solutions alike
-                limit = bonmin_time_limit(self.options, self._timelimit)
-                wall = status.get("wall_seconds")
-                time_limit = limit is not None and wall is not None and wall >= 0.5 * limit
+                time_limit = bonmin_stopped_by_time(self.options, self._timelimit, status.get("wall_seconds"))
             solver.termination_condition = (
                 TerminationCondition.maxTimeLimit if time_limit else TerminationCondition.maxIterations
             )
