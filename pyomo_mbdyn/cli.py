@@ -261,7 +261,8 @@ def _cmd_run(args):
 
     try:
         result, model = solve_model(args.model, args.scheme, args.steps, args.solver,
-                                    options=parse_settings(args.set), coarsest=args.coarsest, refine=not args.no_refine,
+                                    options=parse_settings(args.set), coarsest=args.coarsest,
+                                    refine=not args.no_refine,
                                     report=report)
     except SolveFailedError as err:
         if args.json:
