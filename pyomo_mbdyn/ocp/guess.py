@@ -24,7 +24,7 @@ from ..discretization import chart, chart_coordinates
 from ..discretization.common import numeric_kinematics
 from ..trajectory import Trajectory
 
-__all__ = ["interpolated_trajectory", "refined_trajectory", "PROFILES"]
+__all__ = ["interpolated_trajectory", "refined_trajectory", "perturb_start", "PROFILES"]
 
 #: time profiles s(τ) on [0, 1] with s(0) = 0, s(1) = 1
 PROFILES = {
@@ -130,3 +130,29 @@ def _chart_trajectory(system, h, theta, contravariant):
                                 {"scheme": "guess", "h": h, "steps": N, "horizon": h * N,
                                  "contravariant": contravariant},
                                 lam=lam, w=np.diff(theta, axis=0))
+
+
+def perturb_start(model, radius, rng):
+    """Move every free variable of ``model`` to a random point near its value.
+
+    Each unfixed variable with a value gets ``x + U(-radius, radius)``, clipped
+    to its bounds (variables without a value are left alone): Bonmin's
+    ``random_point_type = Andreas`` ("perturb the starting point of the
+    problem within a prescribed interval", ``random_point_perturbation_interval``),
+    so that an enumeration over starts explores the neighbourhood Bonmin's
+    node re-solves explore.  ``rng`` is a :class:`numpy.random.Generator`; the
+    variables are visited in the model's deterministic component order, so one
+    seed gives one start.  Returns the number of variables moved.
+    """
+    if not (np.isfinite(radius) and radius > 0):
+        raise ConfigurationError(f"perturb_start: radius must be positive and finite, got {radius!r}")
+    moved = 0
+    for var in model.component_data_objects(pyo.Var, active=True, descend_into=True, sort=True):
+        if var.fixed or var.value is None:
+            continue
+        lower = -np.inf if var.lb is None else var.lb
+        upper = np.inf if var.ub is None else var.ub
+        var.set_value(float(np.clip(var.value + rng.uniform(-radius, radius), lower, upper)),
+                      skip_validation=True)
+        moved += 1
+    return moved
