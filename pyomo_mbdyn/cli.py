@@ -1,4 +1,4 @@
-"""Command line: ``pyomo-mbdyn list | solvers | run``.
+"""Command line: ``pyomo-mbdyn list | solvers | run | sweep | multistart``.
 
 The names are a contract (see ARCHITECTURE.md).  ``run MODEL`` builds the
 model, solves it through ``SolverFactory`` and prints the result as a table,
@@ -22,14 +22,24 @@ direct optimal-control scheme block ``dyn`` is solved by grid refinement
 solution); each stage is printed as it ends, and the result carries them as
 ``stages`` (``iterations``, ``build_seconds``, ``solve_seconds`` and ``solver_seconds``
 are then the sums over the stages).  ``--no-refine`` solves the N-step model directly.
+
+``sweep MODEL --steps 20,40,80 [--scheme bem,rem]`` solves the model once per point of
+the grid (each as ``run`` solves it) and ``multistart MODEL --starts K --seed S
+[--radius R] [--perturb guess|controls]`` from K reproducible starts
+(:mod:`pyomo_mbdyn.studies`), on ``--workers K`` local processes (default: one per
+CPU) or on the Dask cluster at ``--scheduler ADDRESS``.  They print the table of runs
+and the best run; with ``--json`` one JSON object ``{"model", "study", "runs": [one
+record per task], "best": record or null, "options"}`` (on a bad request: ``{"model",
+"study", "status": "error", "error"}``, exit status 2); ``--csv FILE`` also writes the
+table.  Exit status 1: ``sweep`` when a run did not end optimal, ``multistart`` when
+none did.
 """
 
 import argparse
-import importlib
-import inspect
 import json
 import sys
-import time
+
+from .studies.run import count_components as _count, count_rows as _count_rows, run_model, solve_model  # noqa: F401
 
 __all__ = ["main"]
 
@@ -57,56 +67,6 @@ def _cmd_list(args):
     return 0
 
 
-def _count(model, ctype):
-    import pyomo.environ as pyo
-
-    return sum(1 for c in model.component_data_objects(ctype, active=True, descend_into=True)
-               if not (ctype is pyo.Var and c.fixed))
-
-
-def _count_rows(model, equality):
-    import pyomo.environ as pyo
-
-    return sum(1 for c in model.component_data_objects(pyo.Constraint, active=True, descend_into=True)
-               if bool(c.equality) == equality)
-
-
-def run_model(name, scheme=None, steps=None, solver=None, options=None, **refinement):
-    """Build, solve and evaluate a model; return the result dictionary.
-
-    ``options``: further keywords of the model's ``build`` (e.g.
-    ``{"configurations": "lifted"}`` for the satellite); ``refinement``: the
-    keywords ``coarsest``, ``refine`` and ``report`` of :func:`solve_model`."""
-    return solve_model(name, scheme, steps, solver, options, **refinement)[0]
-
-
-def _refined_build(module, kwds, coarsest):
-    """``(build(n), grids, coarsest model)`` when the model is to be solved by grid refinement, else None.
-
-    Refinement applies when the grids have at least two stages, the model does not
-    bring its own ``solve``, its ``build`` takes ``scheme`` and ``steps``, and the
-    coarsest model is :func:`~pyomo_mbdyn.ocp.solve.refinable`."""
-    from .ocp.solve import refinable, refinement_grids
-
-    steps = kwds.get("steps")
-    if steps is None or not coarsest or hasattr(module, "solve"):
-        return None
-    grids = refinement_grids(steps, coarsest)
-    params = inspect.signature(module.build).parameters
-    if len(grids) < 2 or "steps" not in params or "scheme" not in params:
-        return None
-    first = module.build(**{**kwds, "steps": grids[0]})
-    if not refinable(first):
-        return None
-    built = {grids[0]: first}
-
-    def build(n):
-        model = built.pop(n, None)
-        return model if model is not None else module.build(**{**kwds, "steps": n})
-
-    return build, grids, first
-
-
 def parse_settings(settings):
     """``["key=value", …]`` → ``{key: value}`` with JSON-typed values (``2.5``, ``true``,
     ``[1, 2]``, ``"text"``); a value that is not JSON is taken as a string."""
@@ -123,120 +83,6 @@ def parse_settings(settings):
         except ValueError:
             options[key] = text
     return options
-
-
-def _check_options(name, module, options):
-    """Refuse options the model's ``build()`` does not take, naming the ones it does."""
-    from .errors import ConfigurationError
-
-    parameters = inspect.signature(module.build).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-        return
-    unknown = sorted(set(options) - set(parameters))
-    if unknown:
-        offered = [p for p in parameters if p not in ("scheme", "steps")]
-        raise ConfigurationError(f"model {name!r} takes no option {unknown[0]!r}; its options are {offered}")
-
-
-def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarsest=None,
-                refine=True, report=None):
-    """As :func:`run_model`, returning ``(result dictionary, solved Pyomo model)``.
-
-    With ``refine`` (default) a model with at least ``2 × coarsest`` steps
-    (default :data:`~pyomo_mbdyn.ocp.solve.REFINE_FROM`) is solved by
-    :func:`~pyomo_mbdyn.ocp.solve_refined` when it can be (see the module
-    docstring); ``report(stage)`` is called after each stage, and the result
-    holds the stages as ``stages``."""
-    import numpy as np
-    import pyomo.environ as pyo
-
-    from pyomo_mbdyn.models import MODELS
-
-    from .errors import ConfigurationError
-    from .ocp.solve import REFINE_FROM, solve, solve_refined
-    from .schemes.structure import expression_value
-    from .solvers import get_solver
-
-    if name not in MODELS:
-        raise ConfigurationError(f"unknown model {name!r}; available: {sorted(MODELS)}")
-    module = importlib.import_module(MODELS[name])
-    kwds = dict(options or {})
-    _check_options(name, module, kwds)
-    if scheme is not None:
-        kwds["scheme"] = scheme
-    if steps is not None:
-        kwds["steps"] = steps
-    coarsest = REFINE_FROM if coarsest is None else int(coarsest)
-    t0 = time.perf_counter()
-    refined = _refined_build(module, kwds, coarsest) if refine else None
-    first_build = time.perf_counter() - t0  # the coarsest model's (also when not refinable)
-    stages = []
-    if refined is not None:
-        build, grids, first = refined
-
-        def collect(stage):
-            if not stages:
-                stage["build_seconds"] += first_build
-            stages.append(stage)
-            if report is not None:
-                report(stage)
-
-        opt = get_solver(solver, model=first)
-        model, results = solve_refined(build, grids[-1], coarsest=grids[0], solver=opt,
-                                       report=collect)
-        build_seconds = sum(st["build_seconds"] for st in stages)
-        solve_seconds = sum(st["solve_seconds"] for st in stages)
-    else:
-        t0 = time.perf_counter()
-        model = module.build(**kwds)
-        build_seconds = time.perf_counter() - t0
-        opt = get_solver(solver, model=model)
-        t0 = time.perf_counter()
-        # a model may bring its own solve (e.g. a warm restart); both raise
-        # SolveFailedError with the solver's status and advice unless they succeed
-        results = getattr(module, "solve", solve)(model, opt)
-        solve_seconds = time.perf_counter() - t0
-    dyn = model.dyn
-    table = dyn.diagnostics()
-    energy = table["E"].to_numpy()
-    # the momentum maps the model conserves (all of L unless it says otherwise)
-    conserved = list(getattr(module, "CONSERVED_MOMENTA", ("Lx", "Ly", "Lz")))
-    L = table[conserved].to_numpy() if conserved else None
-    scale_E = max(1.0, np.abs(energy).max())
-    objective = None
-    for obj in model.component_data_objects(pyo.Objective, active=True):
-        objective = expression_value(obj.expr)  # DAG-safe (replayed charts)
-    result = {
-        "model": name,
-        "scheme": dyn.scheme,
-        "steps": dyn.config.steps,
-        "solver": opt.name,
-        "status": str(results.solver.termination_condition),
-        "objective": objective,
-        "n_variables": _count(model, pyo.Var),
-        "n_constraints": _count(model, pyo.Constraint),
-        "n_equalities": _count_rows(model, equality=True),
-        "n_inequalities": _count_rows(model, equality=False),
-        "horizon": float(pyo.value(dyn.h)) * dyn.config.steps,
-        "iterations": (sum(st["iterations"] or 0 for st in stages) if stages
-                       else getattr(results.solver, "iterations", None)),
-        "build_seconds": build_seconds,
-        "solve_seconds": solve_seconds,
-        # the solver's own time (for casadi_*: IPOPT/Bonmin without .nl writing and import)
-        "solver_seconds": (sum(st["solver_seconds"] or 0.0 for st in stages) if stages
-                           else getattr(results.solver, "wallclock_time", None)),
-        "constraint_residual": float(table["constraint_residual"].max()),
-        "energy_balance_error": (float((energy.max() - energy.min()) / scale_E)
-                                 if getattr(module, "ENERGY_BALANCE", True) else None),
-        "momentum_error": float(np.abs(L - L[0]).max()) if L is not None else None,
-    }
-    if stages:
-        result["stages"] = stages
-    # a model may add or override fields (e.g. ``hamiltonian_drift`` of DNCO models)
-    evaluate = getattr(module, "evaluate", None)
-    if evaluate is not None:
-        result.update(evaluate(model))
-    return result, model
 
 
 def _stage_line(stage):
@@ -293,6 +139,144 @@ def _cmd_run(args):
     return 0 if result["status"] in ("optimal", "locallyOptimal") else 1
 
 
+def _split_list(text, flag, kind=str):
+    """``"20,40,80"`` → ``[20, 40, 80]`` (``kind`` applied to each item)."""
+    from .errors import ConfigurationError
+
+    items = [item.strip() for item in text.split(",")]
+    if not text.strip() or not all(items):
+        raise ConfigurationError(f"{flag} {text!r}: expected a comma-separated list, e.g. {flag} 20,40,80")
+    try:
+        return [kind(item) for item in items]
+    except ValueError:
+        raise ConfigurationError(f"{flag} {text!r}: expected {kind.__name__} values, e.g. 20,40,80") from None
+
+
+def _study_executor(args):
+    """``(executor, close)`` for ``--scheduler`` / ``--workers``; ``(None, None)``: the study's own pool."""
+    from .errors import ConfigurationError
+
+    if args.scheduler is not None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ConfigurationError(
+                "--scheduler needs Dask's distributed scheduler: pip install 'pyomo_mbdyn[dask]'") from None
+        try:
+            client = Client(args.scheduler)
+        except (OSError, TimeoutError) as err:
+            raise ConfigurationError(f"--scheduler {args.scheduler!r}: cannot connect ({err})") from None
+        return client.get_executor(), client.close
+    if args.workers is not None:
+        from .studies import process_executor
+
+        executor = process_executor(args.workers)
+        return executor, executor.shutdown
+    return None, None
+
+
+def _study_table(args, study):
+    """Run the study that ``args`` asks for; ``(table, options)``."""
+    from .studies import multistart, sweep
+
+    options = parse_settings(args.set)
+    executor, close = _study_executor(args)
+    common = {"executor": executor, "solver": args.solver, "save_dir": args.save_dir}
+    try:
+        if study == "sweep":
+            grid = {}
+            if args.scheme is not None:
+                grid["scheme"] = _split_list(args.scheme, "--scheme")
+            if args.steps is not None:
+                grid["steps"] = _split_list(args.steps, "--steps", int)
+            table = sweep(args.model, grid, options=options, **common)
+        else:
+            options.update({k: v for k, v in (("scheme", args.scheme), ("steps", args.steps)) if v is not None})
+            table = multistart(args.model, args.starts, seed=args.seed, perturb=args.perturb,
+                               radius=args.radius, options=options, **common)
+    finally:
+        if close is not None:
+            close()
+    return table, options
+
+
+def _print_study(table, best):
+    import pandas as pd
+
+    from .studies import SUCCESS
+
+    inputs = list(table.columns[:list(table.columns).index("status")])
+    shown = inputs + [c for c in ("status", "objective", "iterations", "build_seconds", "solve_seconds",
+                                  "optimum") if c in table.columns]
+    with pd.option_context("display.width", 200, "display.max_columns", 40):
+        print(table[shown].to_string())
+    for task, row in table[~table["status"].isin(SUCCESS)].iterrows():
+        print(f"run {task}: {row['status']}: {row['message']}")
+    if "optimum" in table.columns:
+        for label, group in table[table["optimum"].notna()].groupby("optimum"):
+            print(f"optimum {label}: J = {group['objective'].min():.12g} from start(s) "
+                  f"{', '.join(str(start) for start in group['start'])}")
+    if best is None:
+        print(f"best run: none ended {' or '.join(SUCCESS)}")
+    else:
+        described = ", ".join(f"{key}={best[key]}" for key in inputs)
+        print(f"best run: {best.name} ({described}): J = {best['objective']:.12g}")
+
+
+def _cmd_study(args, study):
+    from .errors import MbdynError
+    from .studies import SUCCESS, best as best_run, to_records
+
+    try:
+        table, options = _study_table(args, study)
+    except MbdynError as err:
+        if args.json:
+            print(json.dumps({"model": args.model, "study": study, "status": "error", "error": str(err)}))
+        print(f"pyomo-mbdyn: {err}", file=sys.stderr)
+        return 2
+    best = best_run(table)
+    if args.csv is not None:
+        written = table.copy()
+        if "final_state" in written.columns:
+            written["final_state"] = [None if s is None else json.dumps(s) for s in written["final_state"]]
+        written.to_csv(args.csv, index_label="task")
+    if args.json:
+        print(json.dumps({"model": args.model, "study": study, "runs": to_records(table),
+                          "best": to_records(best), "options": options}))
+    else:
+        _print_study(table, best)
+        if args.csv is not None:
+            print(f"table written to {args.csv}")
+    if study == "sweep":
+        return 0 if table["status"].isin(SUCCESS).all() else 1
+    return 0 if best is not None else 1
+
+
+def _cmd_sweep(args):
+    return _cmd_study(args, "sweep")
+
+
+def _cmd_multistart(args):
+    return _cmd_study(args, "multistart")
+
+
+def _add_study_arguments(parser):
+    parser.add_argument("--solver", default=None, help="solver name (default: get_solver())")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
+                        help="a model option, as for run (JSON-typed VALUE)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, default=None, metavar="K",
+                       help="local worker processes (default: one per CPU, at most one per run)")
+    where.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="run on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786)")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print one JSON object")
+    out.add_argument("--csv", default=None, metavar="FILE", help="also write the table of runs to FILE")
+    parser.add_argument("--save-dir", default=None, metavar="DIR",
+                        help="save each solved trajectory (.npz, pyomo_mbdyn.results) into DIR "
+                             "(with --scheduler: on the workers' file system)")
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="pyomo-mbdyn",
@@ -320,6 +304,25 @@ def build_parser():
     run.add_argument("--plot", metavar="DIR", default=None,
                      help="write the model's figures (PNG) into DIR and print their paths")
     run.set_defaults(func=_cmd_run)
+    sweep = sub.add_parser("sweep", help="solve a model on every point of a grid of schemes and steps")
+    sweep.add_argument("model")
+    sweep.add_argument("--steps", default=None, metavar="N1,N2,...", help="numbers of time steps, e.g. 20,40,80")
+    sweep.add_argument("--scheme", default=None, metavar="S1,S2,...", help="schemes, e.g. bem,rem")
+    _add_study_arguments(sweep)
+    sweep.set_defaults(func=_cmd_sweep)
+    multi = sub.add_parser("multistart", help="solve a model from many perturbed starts; its distinct optima")
+    multi.add_argument("model")
+    multi.add_argument("--starts", type=int, default=8, metavar="K",
+                       help="number of starts; start 0 is the model's own guess (default 8)")
+    multi.add_argument("--seed", type=int, default=0, help="seed of the perturbations (default 0)")
+    multi.add_argument("--radius", type=float, default=1e-2, metavar="R",
+                       help="size of the perturbation (default 1e-2; see pyomo_mbdyn.studies.multistart)")
+    multi.add_argument("--perturb", default="guess", choices=("guess", "controls"),
+                       help="move every free variable (guess) or draw random controls (controls)")
+    multi.add_argument("--scheme", default=None, help="discrete scheme (bem, rem, ...)")
+    multi.add_argument("--steps", type=int, default=None, help="number of time steps N")
+    _add_study_arguments(multi)
+    multi.set_defaults(func=_cmd_multistart)
     return parser
 
 

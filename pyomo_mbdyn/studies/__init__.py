@@ -1,0 +1,16 @@
+"""Studies: parameter sweeps and multi-start, one solve per task, on any executor.
+
+* :mod:`~pyomo_mbdyn.studies.study`: :func:`sweep`, :func:`multistart`,
+  :func:`best`, :func:`cluster_optima` — tasks built in the workers, run on a
+  local process pool or a Dask cluster (see that module's docstring);
+* :mod:`~pyomo_mbdyn.studies.run`: :func:`solve_model` — one registry model
+  solved as ``pyomo-mbdyn run`` solves it (a sweep's task over a model name).
+"""
+
+from .run import run_model, solve_model
+from .study import (PERTURBATIONS, PROGRESS_MIN_TASKS, SUCCESS, TIMING_COLUMNS, WORKER_ENVIRONMENT, best,
+                    cluster_optima, multistart, process_executor, sweep, to_records)
+
+__all__ = ["sweep", "multistart", "best", "cluster_optima", "to_records", "process_executor", "run_model",
+           "solve_model", "SUCCESS", "TIMING_COLUMNS", "PERTURBATIONS", "PROGRESS_MIN_TASKS",
+           "WORKER_ENVIRONMENT"]

@@ -1,0 +1,177 @@
+"""Solve one registry model as ``pyomo-mbdyn run`` does: build, solve (by grid
+refinement where it applies), evaluate; the result dictionary of the run contract.
+
+The one path from a model name to a result, shared by the command line
+(:mod:`pyomo_mbdyn.cli`) and the studies (:func:`pyomo_mbdyn.studies.sweep` over a
+model name); the contract's keys are listed in the command line's docstring.
+"""
+
+import importlib
+import inspect
+import time
+
+__all__ = ["run_model", "solve_model", "count_components", "count_rows"]
+
+
+def count_components(model, ctype):
+    import pyomo.environ as pyo
+
+    return sum(1 for c in model.component_data_objects(ctype, active=True, descend_into=True)
+               if not (ctype is pyo.Var and c.fixed))
+
+
+def count_rows(model, equality):
+    import pyomo.environ as pyo
+
+    return sum(1 for c in model.component_data_objects(pyo.Constraint, active=True, descend_into=True)
+               if bool(c.equality) == equality)
+
+
+def run_model(name, scheme=None, steps=None, solver=None, options=None, **refinement):
+    """Build, solve and evaluate a model; return the result dictionary.
+
+    ``options``: further keywords of the model's ``build`` (e.g.
+    ``{"configurations": "lifted"}`` for the satellite); ``refinement``: the
+    keywords ``coarsest``, ``refine`` and ``report`` of :func:`solve_model`."""
+    return solve_model(name, scheme, steps, solver, options, **refinement)[0]
+
+
+def _refined_build(module, kwds, coarsest):
+    """``(build(n), grids, coarsest model)`` when the model is to be solved by grid refinement, else None.
+
+    Refinement applies when the grids have at least two stages, the model does not
+    bring its own ``solve``, its ``build`` takes ``scheme`` and ``steps``, and the
+    coarsest model is :func:`~pyomo_mbdyn.ocp.solve.refinable`."""
+    from ..ocp.solve import refinable, refinement_grids
+
+    steps = kwds.get("steps")
+    if steps is None or not coarsest or hasattr(module, "solve"):
+        return None
+    grids = refinement_grids(steps, coarsest)
+    params = inspect.signature(module.build).parameters
+    if len(grids) < 2 or "steps" not in params or "scheme" not in params:
+        return None
+    first = module.build(**{**kwds, "steps": grids[0]})
+    if not refinable(first):
+        return None
+    built = {grids[0]: first}
+
+    def build(n):
+        model = built.pop(n, None)
+        return model if model is not None else module.build(**{**kwds, "steps": n})
+
+    return build, grids, first
+
+
+def _check_options(name, module, options):
+    """Refuse options the model's ``build()`` does not take, naming the ones it does."""
+    from ..errors import ConfigurationError
+
+    parameters = inspect.signature(module.build).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    unknown = sorted(set(options) - set(parameters))
+    if unknown:
+        offered = [p for p in parameters if p not in ("scheme", "steps")]
+        raise ConfigurationError(f"model {name!r} takes no option {unknown[0]!r}; its options are {offered}")
+
+
+def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarsest=None,
+                refine=True, report=None):
+    """As :func:`run_model`, returning ``(result dictionary, solved Pyomo model)``.
+
+    With ``refine`` (default) a model with at least ``2 × coarsest`` steps
+    (default :data:`~pyomo_mbdyn.ocp.solve.REFINE_FROM`) is solved by
+    :func:`~pyomo_mbdyn.ocp.solve_refined` when it can be (see the module
+    docstring); ``report(stage)`` is called after each stage, and the result
+    holds the stages as ``stages``."""
+    import numpy as np
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.models import MODELS
+
+    from ..errors import ConfigurationError
+    from ..ocp.solve import REFINE_FROM, solve, solve_refined
+    from ..schemes.structure import expression_value
+    from ..solvers import get_solver
+
+    if name not in MODELS:
+        raise ConfigurationError(f"unknown model {name!r}; available: {sorted(MODELS)}")
+    module = importlib.import_module(MODELS[name])
+    kwds = dict(options or {})
+    _check_options(name, module, kwds)
+    if scheme is not None:
+        kwds["scheme"] = scheme
+    if steps is not None:
+        kwds["steps"] = steps
+    coarsest = REFINE_FROM if coarsest is None else int(coarsest)
+    t0 = time.perf_counter()
+    refined = _refined_build(module, kwds, coarsest) if refine else None
+    first_build = time.perf_counter() - t0  # the coarsest model's (also when not refinable)
+    stages = []
+    if refined is not None:
+        build, grids, first = refined
+
+        def collect(stage):
+            if not stages:
+                stage["build_seconds"] += first_build
+            stages.append(stage)
+            if report is not None:
+                report(stage)
+
+        opt = get_solver(solver, model=first)
+        model, results = solve_refined(build, grids[-1], coarsest=grids[0], solver=opt,
+                                       report=collect)
+        build_seconds = sum(st["build_seconds"] for st in stages)
+        solve_seconds = sum(st["solve_seconds"] for st in stages)
+    else:
+        t0 = time.perf_counter()
+        model = module.build(**kwds)
+        build_seconds = time.perf_counter() - t0
+        opt = get_solver(solver, model=model)
+        t0 = time.perf_counter()
+        # a model may bring its own solve (e.g. a warm restart); both raise
+        # SolveFailedError with the solver's status and advice unless they succeed
+        results = getattr(module, "solve", solve)(model, opt)
+        solve_seconds = time.perf_counter() - t0
+    dyn = model.dyn
+    table = dyn.diagnostics()
+    energy = table["E"].to_numpy()
+    # the momentum maps the model conserves (all of L unless it says otherwise)
+    conserved = list(getattr(module, "CONSERVED_MOMENTA", ("Lx", "Ly", "Lz")))
+    L = table[conserved].to_numpy() if conserved else None
+    scale_E = max(1.0, np.abs(energy).max())
+    objective = None
+    for obj in model.component_data_objects(pyo.Objective, active=True):
+        objective = expression_value(obj.expr)  # DAG-safe (replayed charts)
+    result = {
+        "model": name,
+        "scheme": dyn.scheme,
+        "steps": dyn.config.steps,
+        "solver": opt.name,
+        "status": str(results.solver.termination_condition),
+        "objective": objective,
+        "n_variables": count_components(model, pyo.Var),
+        "n_constraints": count_components(model, pyo.Constraint),
+        "n_equalities": count_rows(model, equality=True),
+        "n_inequalities": count_rows(model, equality=False),
+        "horizon": float(pyo.value(dyn.h)) * dyn.config.steps,
+        "iterations": (sum(st["iterations"] or 0 for st in stages) if stages
+                       else getattr(results.solver, "iterations", None)),
+        "build_seconds": build_seconds,
+        "solve_seconds": solve_seconds,
+        # the solver's own time (for casadi_*: IPOPT/Bonmin without .nl writing and import)
+        "solver_seconds": (sum(st["solver_seconds"] or 0.0 for st in stages) if stages
+                           else getattr(results.solver, "wallclock_time", None)),
+        "constraint_residual": float(table["constraint_residual"].max()),
+        "energy_balance_error": (float((energy.max() - energy.min()) / scale_E)
+                                 if getattr(module, "ENERGY_BALANCE", True) else None),
+        "momentum_error": float(np.abs(L - L[0]).max()) if L is not None else None,
+    }
+    if stages:
+        result["stages"] = stages
+    # a model may add or override fields (e.g. ``hamiltonian_drift`` of DNCO models)
+    evaluate = getattr(module, "evaluate", None)
+    if evaluate is not None:
+        result.update(evaluate(model))
+    return result, model

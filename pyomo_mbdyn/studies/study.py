@@ -1,0 +1,678 @@
+"""Studies: parameter sweeps and multi-start, one solve per task, on any executor.
+
+:func:`sweep` solves one model per point of a grid (``{"steps": [20, 40],
+"scheme": ["bem", "rem"]}``); :func:`multistart` solves one model from many
+reproducible starting points and labels the distinct optima it reaches.  Both
+run their tasks on any :class:`concurrent.futures.Executor`: by default a
+local process pool; a Dask cluster through ``distributed.Client(address)
+.get_executor()`` (``pip install "pyomo_mbdyn[dask]"``), which is how a study
+leaves one machine::
+
+    from distributed import Client
+    from pyomo_mbdyn.studies import best, multistart
+
+    client = Client("tcp://scheduler:8786")       # or Client(LocalCluster(...))
+    table = multistart("three-link-arm", 1000, seed=0, radius=0.1,
+                       executor=client.get_executor())
+    print(best(table))
+
+Every task builds its model inside the worker from a small picklable spec
+(a model name and keywords, or a callable and keywords: Pyomo models are never
+shipped between processes), solves it, and returns a plain dict, so a study
+gives the same numbers on every executor (same seed, same starts, same
+deterministic solves): the tables agree up to the :data:`TIMING_COLUMNS`,
+provided the workers run casadi's BLAS alike — one thread each, as Dask's
+workers and those of :func:`process_executor` do (:data:`WORKER_ENVIRONMENT`).
+A task that fails (an infeasible problem, an iteration limit, an error while
+building) is a row with its ``status`` and ``message``, never dropped and never
+the end of the study.
+
+Records (one row of the pandas DataFrame per task, in task order whatever the
+order of completion; the index is the task number):
+
+========================  ==================================================
+the task's inputs         sweep: one column per grid key (the grid point);
+                          multistart: ``start`` (0 is the model's own
+                          guess) and ``seed``
+``status``                the solver's termination condition (``"optimal"``,
+                          ``"locallyOptimal"``, ``"maxIterations"``,
+                          ``"infeasible"``, …), ``"error"`` for an exception
+                          that is not a failed solve
+``objective``             the active objective's value (None unless solved)
+``iterations``            solver iterations (None when unknown or failed)
+``build_seconds``         building the model (and moving its start)
+``solve_seconds``         the solve
+``seconds``               the whole task, measured in the worker
+``message``               the error's text, or ``""``
+``path``                  with ``save_dir``: the saved trajectory
+                          (:mod:`pyomo_mbdyn.results`), None when not saved
+``final_state``           multistart: node N of the configurations and
+                          velocities, ``q_N`` then ``v_N`` (a list)
+``optimum``               multistart: the label of the distinct optimum
+                          (0 the best, 1 the next, …; NA when not solved)
+========================  ==================================================
+
+A sweep over a registry model name adds the other fields of
+``pyomo-mbdyn run --json`` (``scheme``, ``steps``, ``solver``, ``horizon``,
+``constraint_residual``, … ; :func:`pyomo_mbdyn.studies.run.solve_model`), except
+``model`` and ``stages``.
+
+Process pools pickle what they ship: ``build`` and a ``perturb`` callable must
+be module-level functions (or :func:`functools.partial` of them), and a script
+that runs a study on the default pool must guard its entry point with
+``if __name__ == "__main__":`` (the "spawn" start method imports it again in
+every worker).
+"""
+
+import inspect
+import itertools
+import math
+import os
+import pickle
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ConfigurationError, SolveFailedError
+
+__all__ = ["sweep", "multistart", "best", "cluster_optima", "to_records", "process_executor",
+           "SUCCESS", "TIMING_COLUMNS", "PERTURBATIONS", "PROGRESS_MIN_TASKS", "WORKER_ENVIRONMENT"]
+
+#: termination conditions that count as solved (those of :func:`pyomo_mbdyn.ocp.solve`)
+SUCCESS = ("optimal", "locallyOptimal")
+
+#: columns that differ between runs of the same study: wall-clock times
+#: (``solver_seconds`` is one of the ``run`` fields of a sweep over a model name)
+TIMING_COLUMNS = ("build_seconds", "solve_seconds", "seconds", "solver_seconds")
+
+#: the named perturbations of :func:`multistart` (or pass a callable ``perturb(model, rng)``)
+PERTURBATIONS = ("guess", "controls")
+
+#: ``progress=None`` shows a bar from this many tasks on, when stderr is a terminal
+PROGRESS_MIN_TASKS = 5
+
+#: environment of the worker processes of :func:`process_executor`: one BLAS / OpenMP
+#: thread per process, as Dask's nanny gives its workers (its ``pre-spawn-environ``).
+#: The solves then round alike on both (the threaded OpenBLAS inside casadi's IPOPT
+#: and MUMPS rounds differently: the arm's start 7 of seed 0 at radius 0.1 takes 63
+#: iterations with its default threads, 64 with one), and one task per core does not
+#: oversubscribe the cores.
+WORKER_ENVIRONMENT = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+#: columns every record has, after the inputs
+_COLUMNS = ("status", "objective", "iterations", "build_seconds", "solve_seconds", "seconds", "message")
+
+
+@dataclass(frozen=True)
+class _Task:
+    """What a worker needs to build, start and solve one model (picklable)."""
+
+    index: int
+    study: str
+    build: object  # a registry model name or a callable build(**kwargs) -> model
+    kwargs: dict
+    inputs: dict
+    solver: object = None
+    solve_options: dict = field(default_factory=dict)
+    start: int = 0
+    seed: int = 0
+    perturb: object = None
+    radius: float = 0.0
+    save_path: object = None
+
+
+# -- the worker ----------------------------------------------------------------
+def _run_task(task):
+    """Build, start and solve one task; a record dict, whatever happens."""
+    t0 = time.perf_counter()
+    record = dict(task.inputs)
+    record.update({key: None for key in _COLUMNS})
+    record["message"] = ""
+    if task.save_path is not None:
+        record["path"] = None
+    if task.study == "multistart":
+        record["final_state"] = None
+    try:
+        if isinstance(task.build, str) and task.study == "sweep":
+            _solve_registry_model(task, record)
+        else:
+            _build_and_solve(task, record)
+    except SolveFailedError as err:
+        record.update(status=err.status or "error", objective=None, message=str(err))
+    except Exception as err:  # a failed task is a row, never the end of the study
+        record.update(status="error", objective=None, message=f"{type(err).__name__}: {err}")
+    record["seconds"] = time.perf_counter() - t0
+    return record
+
+
+def _solve_registry_model(task, record):
+    """A registry model through ``pyomo-mbdyn run``'s path (grid refinement included)."""
+    from .run import solve_model
+
+    kwargs = dict(task.kwargs)
+    scheme, steps = kwargs.pop("scheme", None), kwargs.pop("steps", None)
+    result, model = solve_model(task.build, scheme, steps, task.solver, kwargs)
+    record.update(status=result["status"], objective=_float(result["objective"]),
+                  iterations=_int(result["iterations"]), build_seconds=result["build_seconds"],
+                  solve_seconds=result["solve_seconds"])
+    for key, value in result.items():
+        if key not in ("model", "stages"):
+            record.setdefault(key, value)
+    if task.save_path is not None:
+        _save(model, task, record)
+
+
+def _build_and_solve(task, record):
+    """``build(**kwargs)``, the start moved for ``start > 0``, :func:`~pyomo_mbdyn.ocp.solve`."""
+    from ..ocp.solve import solve
+
+    t0 = time.perf_counter()
+    model = _build(task)
+    if task.start:
+        rng = np.random.default_rng([task.seed, task.start])
+        if callable(task.perturb):
+            task.perturb(model, rng)
+        elif task.perturb == "controls":
+            _perturb_controls(model, task.radius, rng)
+        else:
+            from ..ocp.guess import perturb_start
+
+            perturb_start(model, task.radius, rng)
+    record["build_seconds"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    try:
+        results = solve(model, task.solver, task.solve_options)
+    finally:
+        record["solve_seconds"] = time.perf_counter() - t0
+    record.update(status=str(results.solver.termination_condition), objective=_objective(model),
+                  iterations=_int(getattr(results.solver, "iterations", None)))
+    if task.study == "multistart":
+        record["final_state"] = _final_state(model)
+    if task.save_path is not None:
+        _save(model, task, record)
+
+
+def _build(task):
+    if isinstance(task.build, str):
+        import importlib
+
+        from pyomo_mbdyn.models import MODELS
+
+        return importlib.import_module(MODELS[task.build]).build(**task.kwargs)
+    return task.build(**task.kwargs)
+
+
+def _objective(model):
+    import pyomo.environ as pyo
+
+    from ..schemes.structure import expression_value
+
+    value = None
+    for obj in model.component_data_objects(pyo.Objective, active=True):
+        value = expression_value(obj.expr)  # DAG-safe, as pyomo-mbdyn run evaluates it
+    return _float(value)
+
+
+def _final_state(model):
+    """``q_N`` then ``v_N`` of the scheme block ``model.dyn`` (None without one)."""
+    dyn = model.component("dyn")
+    if dyn is None or not callable(getattr(dyn, "trajectory", None)):
+        return None
+    trajectory = dyn.trajectory()
+    return [float(x) for x in np.concatenate([trajectory.q[-1], trajectory.v[-1]])]
+
+
+def _perturb_controls(model, radius, rng):
+    """Random controls: every free ``model.dyn.u[i, a]`` drawn uniformly within
+    ``u_guess ± radius · scale_a``, clipped to its bounds, where ``scale_a`` is the
+    guess's largest |u[·, a]| (else the largest finite bound of u[·, a], else 1)."""
+    dyn = model.component("dyn")
+    controls = None if dyn is None else dyn.component("u")
+    if controls is None:
+        raise ConfigurationError("multistart: perturb='controls' needs a scheme block model.dyn with controls u")
+
+    def actuator(index):
+        return index[-1] if isinstance(index, tuple) else index
+
+    peaks, bounds = {}, {}
+    for index, var in controls.items():
+        a = actuator(index)
+        peaks[a] = max(peaks.get(a, 0.0), 0.0 if var.value is None else abs(var.value))
+        finite = [abs(b) for b in (var.lb, var.ub) if b is not None and math.isfinite(b)]
+        bounds[a] = max([bounds.get(a, 0.0), *finite])
+    scale = {a: peaks[a] or bounds[a] or 1.0 for a in peaks}
+    moved = 0
+    for index, var in controls.items():
+        if var.fixed:
+            continue
+        centre = 0.0 if var.value is None else var.value
+        value = centre + rng.uniform(-radius, radius) * scale[actuator(index)]
+        lower = -np.inf if var.lb is None else var.lb
+        upper = np.inf if var.ub is None else var.ub
+        var.set_value(float(np.clip(value, lower, upper)), skip_validation=True)
+        moved += 1
+    return moved
+
+
+def _save(model, task, record):
+    """Save the solved trajectory (:mod:`pyomo_mbdyn.results`); its path into the record."""
+    from ..results import SolvedTrajectory
+
+    try:
+        metadata = {key: record[key] for key in ("status", "objective", "iterations")}
+        metadata.update(study=task.study, task=task.index, **task.inputs)
+        path = Path(task.save_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        record["path"] = str(SolvedTrajectory.from_block(model.dyn, **metadata).save(path))
+    except Exception as err:  # the solve stands; say why nothing was saved
+        record["message"] = f"trajectory not saved: {type(err).__name__}: {err}"
+
+
+def _float(value):
+    return None if value is None else float(value)
+
+
+def _int(value):
+    return None if value is None else int(value)
+
+
+# -- checking the spec (in the caller, before any task runs) ------------------------
+def _resolve_build(build, what):
+    """``(build, parameters of its build())``; a model name must be in the registry."""
+    if isinstance(build, str):
+        import importlib
+
+        from pyomo_mbdyn.models import MODELS
+
+        if build not in MODELS:
+            raise ConfigurationError(f"{what}: unknown model {build!r}; available: {sorted(MODELS)}")
+        function = importlib.import_module(MODELS[build]).build
+    elif callable(build):
+        function = build
+    else:
+        raise ConfigurationError(f"{what}: build must be a model name or a callable build(**keywords) -> model, "
+                                 f"got {build!r}")
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):  # no signature to check against
+        return build, None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return build, None
+    return build, [name for name, p in parameters.items()
+                   if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)]
+
+
+def _check_keys(what, build, keys, accepted, where):
+    if accepted is None:
+        return
+    unknown = [key for key in keys if key not in accepted]
+    if unknown:
+        if isinstance(build, str):
+            owner = f"model {build!r}"
+        else:
+            owner = f"{getattr(getattr(build, 'func', build), '__name__', repr(build))}()"
+        raise ConfigurationError(
+            f"{what}: {owner} takes no {where} key {unknown[0]!r}; its options are {accepted}")
+
+
+def _check_common(what, options, solver, solve_options, save_dir):
+    if options is not None and not isinstance(options, dict):
+        raise ConfigurationError(f"{what}: options must be a dict of build keywords, got {options!r}")
+    if solver is not None and not isinstance(solver, str):
+        raise ConfigurationError(f"{what}: solver must be a solver name (workers create their own solver), "
+                                 f"got {solver!r}")
+    if solve_options is not None and not isinstance(solve_options, dict):
+        raise ConfigurationError(f"{what}: solve_options must be a dict of solver options, got {solve_options!r}")
+    if save_dir is not None and not isinstance(save_dir, (str, os.PathLike)):
+        raise ConfigurationError(f"{what}: save_dir must be a directory path, got {save_dir!r}")
+
+
+def _check_picklable(what, executor, **objects):
+    """A process pool pickles what it ships: say so before anything runs."""
+    if executor is not None and not isinstance(executor, ProcessPoolExecutor):
+        return
+    for name, obj in objects.items():
+        if obj is None or isinstance(obj, str):
+            continue
+        try:
+            pickle.dumps(obj)
+        except Exception as err:
+            raise ConfigurationError(
+                f"{what}: {name} {obj!r} cannot be sent to a worker process ({err}); use a module-level "
+                f"function or functools.partial of one") from None
+
+
+def _grid_points(grid):
+    """The Cartesian product of ``grid`` (dict of lists), the first key varying slowest."""
+    if not isinstance(grid, dict):
+        raise ConfigurationError(f"sweep: grid must be a dict of lists, got {grid!r}")
+    if not grid:
+        raise ConfigurationError("sweep: the grid is empty; give at least one key with a list of values")
+    for key, values in grid.items():
+        if not isinstance(key, str):
+            raise ConfigurationError(f"sweep: grid key {key!r} is not a keyword name")
+        if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+            raise ConfigurationError(f"sweep: grid[{key!r}] must be a list of values, got {values!r}")
+        if len(list(values)) == 0:
+            raise ConfigurationError(f"sweep: grid[{key!r}] is empty")
+    keys = list(grid)
+    return [dict(zip(keys, _plain_values(combo))) for combo in itertools.product(*(list(grid[k]) for k in keys))]
+
+
+def _plain_values(values):
+    return [v.item() if isinstance(v, np.generic) else v for v in values]
+
+
+# -- running -------------------------------------------------------------------
+def process_executor(max_workers=None, environment=None):
+    """A local :class:`~concurrent.futures.ProcessPoolExecutor` on the "spawn" start
+    method (fresh interpreters: safe with CasADi's and BLAS's threads), with
+    ``max_workers`` processes (default ``os.cpu_count()``), each of which sets
+    ``environment`` (default :data:`WORKER_ENVIRONMENT`: one BLAS thread, as on a
+    Dask worker) before its first task.  A pool made otherwise runs the tasks too,
+    but its solves may round differently from a Dask cluster's."""
+    import multiprocessing
+
+    if max_workers is not None and (isinstance(max_workers, bool) or not isinstance(max_workers, int)
+                                    or max_workers < 1):
+        raise ConfigurationError(f"workers must be a positive integer, got {max_workers!r}")
+    environment = dict(WORKER_ENVIRONMENT if environment is None else environment)
+    return ProcessPoolExecutor(max_workers=max_workers or os.cpu_count() or 1,
+                               mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_start_worker, initargs=(environment,))
+
+
+def _start_worker(environment):
+    """Initializer of :func:`process_executor`'s processes (casadi loads its BLAS at the first solve)."""
+    os.environ.update(environment)
+
+
+def _progress_bar(progress, total, study):
+    show = progress if progress is not None else (total >= PROGRESS_MIN_TASKS and sys.stderr.isatty())
+    if not show:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=study, unit="run", file=sys.stderr)
+
+
+def _execute(tasks, executor, progress, study):
+    """Run ``tasks``; their records in task order.  A future that fails (the worker
+    died, the task could not be sent) becomes an ``"error"`` row."""
+    own = executor is None
+    if own:
+        executor = process_executor(min(len(tasks), os.cpu_count() or 1))
+    bar = _progress_bar(progress, len(tasks), study)
+    records = [None] * len(tasks)
+    try:
+        futures = {executor.submit(_run_task, task): task for task in tasks}
+        for future in as_completed(futures):
+            task = futures[future]
+            try:
+                records[task.index] = future.result()
+            except Exception as err:
+                records[task.index] = _lost(task, err)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+        if own:
+            executor.shutdown(wait=True, cancel_futures=True)
+    return records
+
+
+def _lost(task, err):
+    record = dict(task.inputs)
+    record.update({key: None for key in _COLUMNS})
+    record.update(status="error", message=f"the task did not return: {type(err).__name__}: {err}")
+    if task.save_path is not None:
+        record["path"] = None
+    if task.study == "multistart":
+        record["final_state"] = None
+    return record
+
+
+def _table(records):
+    """The records as a DataFrame; columns of integers (and None) as nullable Int64."""
+    table = pd.DataFrame.from_records(records)
+    for column in table.columns:
+        values = [r.get(column) for r in records if r.get(column) is not None]
+        if values and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                          for v in values):
+            table[column] = table[column].astype("Int64")
+    table["objective"] = table["objective"].astype(float)
+    return table
+
+
+# -- studies -------------------------------------------------------------------
+def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=None, options=None,
+          save_dir=None):
+    """Solve one model per point of ``grid``; a pandas DataFrame, one row per point.
+
+    Parameters
+    ----------
+    build : str or callable
+        A model name of :data:`pyomo_mbdyn.models.MODELS`: each point is solved as
+        ``pyomo-mbdyn run`` solves it (:func:`pyomo_mbdyn.studies.run.solve_model`, grid
+        refinement from 2 × 80 steps included; the grid keys ``scheme`` and
+        ``steps`` and the model's build options).  Or a picklable callable
+        ``build(**point) -> model``, solved by :func:`pyomo_mbdyn.ocp.solve`.
+    grid : dict of lists
+        ``{"steps": [20, 40], "scheme": ["bem", "rem"]}``: one task per point of
+        the Cartesian product, the first key varying slowest (row 0: 20/bem,
+        row 1: 20/rem, row 2: 40/bem, …).
+    solve_options : dict, optional
+        Solver options (``{"max_iter": 100}``) for a callable ``build``.  A model
+        name is solved as ``run`` solves it, without solver options: for those, pass
+        ``functools.partial(module.build)`` as ``build``.
+    executor : concurrent.futures.Executor, optional
+        Where the tasks run (not shut down here): default a local process pool of
+        min(tasks, CPUs) "spawn" processes (:func:`process_executor`), shut down at
+        the end; a Dask cluster: ``distributed.Client(address).get_executor()``.
+    solver : str, optional
+        A solver name (default :func:`pyomo_mbdyn.get_solver`'s choice in the worker).
+    progress : bool, optional
+        A tqdm bar on stderr: True, False, or None for one when there are at least
+        :data:`PROGRESS_MIN_TASKS` tasks and stderr is a terminal.
+    options : dict, optional
+        Build keywords common to every point (a grid key must not repeat one).
+    save_dir : path, optional
+        Save each solved trajectory there as ``sweep-<task>.npz``
+        (:class:`pyomo_mbdyn.results.SolvedTrajectory`); its path in ``path``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point, in grid order: the grid keys, then ``status``,
+        ``objective``, ``iterations``, ``build_seconds``, ``solve_seconds``,
+        ``seconds``, ``message`` (and ``path``; see the module docstring, which
+        also lists the ``run`` fields a model name adds).
+
+    Raises
+    ------
+    ConfigurationError
+        An unknown model, an empty grid or an empty list of values, a grid or option
+        key the build does not take, or solve options with a model name.
+    """
+    what = "sweep"
+    _check_common(what, options, solver, solve_options, save_dir)
+    build, accepted = _resolve_build(build, what)
+    points = _grid_points(grid)
+    options = dict(options or {})
+    _check_keys(what, build, list(grid), accepted, "grid")
+    _check_keys(what, build, list(options), accepted, "options")
+    both = sorted(set(grid) & set(options))
+    if both:
+        raise ConfigurationError(f"sweep: {both[0]!r} is both a grid key and an option; give it once")
+    if isinstance(build, str) and solve_options:
+        raise ConfigurationError(
+            f"sweep: solve_options {solve_options!r} apply to a callable build; a model name is solved as "
+            f"`pyomo-mbdyn run` solves it.  Pass functools.partial(<module>.build) as build to set them")
+    _check_picklable(what, executor, build=build)
+    tasks = [_Task(index=i, study="sweep", build=build, kwargs={**options, **point}, inputs=point, solver=solver,
+                   solve_options=dict(solve_options or {}),
+                   save_path=None if save_dir is None else str(Path(save_dir) / f"sweep-{i:04d}.npz"))
+             for i, point in enumerate(points)]
+    return _table(_execute(tasks, executor, progress, what))
+
+
+def multistart(build, starts, seed=0, perturb="guess", radius=1e-2, solve_options=None, executor=None,
+               solver=None, progress=None, options=None, save_dir=None, objective_rtol=1e-6, state_tol=1e-4):
+    """Solve one model from ``starts`` starting points; a DataFrame with its distinct optima labelled.
+
+    Start 0 is the model's own guess.  Start s > 0 is that guess moved with the
+    generator ``numpy.random.default_rng([seed, s])`` (the same starts on every
+    executor, and start s the same whatever ``starts`` is):
+
+    * ``perturb="guess"``: every free variable moved uniformly within ±``radius``,
+      clipped to its bounds (:func:`pyomo_mbdyn.ocp.guess.perturb_start`);
+    * ``perturb="controls"``: random controls, every free ``model.dyn.u[i, a]``
+      drawn uniformly within ``u_guess ± radius · scale_a``, clipped to its
+      bounds, where ``scale_a`` is the guess's largest \\|u[·, a]\\| (if that is
+      zero, the largest finite bound of u[·, a], else 1): ``radius=1`` moves
+      each control by up to the guess's peak of that actuator; the states keep
+      the guess;
+    * a callable ``perturb(model, rng)`` (picklable) that changes the model in place.
+
+    Each start is solved by :func:`pyomo_mbdyn.ocp.solve` (``solver``,
+    ``solve_options``).  The runs that end optimal are grouped into distinct
+    optima (:func:`cluster_optima`): two runs are one optimum when their
+    objectives agree to the relative tolerance ``objective_rtol`` and their final
+    states (q_N, v_N) to ``state_tol`` (relative to max(1, \\|state\\|∞)).
+
+    Parameters
+    ----------
+    build : str or callable
+        A model name of :data:`pyomo_mbdyn.models.MODELS` (built by its module's
+        ``build(**options)``) or a picklable ``build(**options) -> model``.
+    starts : int ≥ 1
+    seed : int ≥ 0
+    radius : float > 0
+        Size of the named perturbations.
+    options : dict, optional
+        Build keywords (``{"scheme": "rem", "steps": 20}``).
+    executor, solver, progress, save_dir :
+        As for :func:`sweep` (trajectories saved as ``start-<s>.npz``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per start, in start order: ``start``, ``seed``, ``status``,
+        ``objective``, ``iterations``, ``build_seconds``, ``solve_seconds``,
+        ``seconds``, ``message``, (``path``), ``final_state`` and ``optimum``
+        (0 the best optimum; NA for a run that did not end optimal).
+
+    Raises
+    ------
+    ConfigurationError
+        An unknown model or option, ``starts`` < 1, a negative seed, an unknown
+        ``perturb`` name, a radius that is not positive.
+    """
+    what = "multistart"
+    _check_common(what, options, solver, solve_options, save_dir)
+    build, accepted = _resolve_build(build, what)
+    if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 1:
+        raise ConfigurationError(f"multistart: starts must be an integer ≥ 1, got {starts!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ConfigurationError(f"multistart: seed must be an integer ≥ 0, got {seed!r}")
+    if not callable(perturb) and perturb not in PERTURBATIONS:
+        raise ConfigurationError(f"multistart: unknown perturb {perturb!r}; choose from {list(PERTURBATIONS)} "
+                                 f"or pass a callable perturb(model, rng)")
+    if not callable(perturb):
+        try:
+            ok = math.isfinite(radius) and radius > 0
+        except TypeError:
+            ok = False
+        if not ok:
+            raise ConfigurationError(f"multistart: radius must be positive and finite, got {radius!r}")
+    options = dict(options or {})
+    _check_keys(what, build, list(options), accepted, "options")
+    _check_picklable(what, executor, build=build, perturb=perturb)
+    seed = int(seed)
+    tasks = [_Task(index=s, study="multistart", build=build, kwargs=options, inputs={"start": s, "seed": seed},
+                   solver=solver, solve_options=dict(solve_options or {}), start=s, seed=seed, perturb=perturb,
+                   radius=float(radius) if not callable(perturb) else 0.0,
+                   save_path=None if save_dir is None else str(Path(save_dir) / f"start-{s:04d}.npz"))
+             for s in range(int(starts))]
+    table = _table(_execute(tasks, executor, progress, what))
+    table["optimum"] = cluster_optima(table, objective_rtol, state_tol)
+    return table
+
+
+def _solved(table):
+    return table["status"].isin(SUCCESS) & table["objective"].notna()
+
+
+def cluster_optima(table, objective_rtol=1e-6, state_tol=1e-4):
+    """Labels of the distinct optima in a :func:`multistart` table, 0 the best.
+
+    The solved runs (status in :data:`SUCCESS`) are taken by increasing
+    objective (ties in task order); a run joins the first optimum whose best run
+    has an objective within ``objective_rtol`` (relative) of its own and, where
+    both have a ``final_state``, a final state within ``state_tol`` ·
+    max(1, \\|state\\|∞) in every entry; otherwise it starts the next optimum.
+    Returns a pandas Series (nullable Int64, NA for runs not solved) on the
+    table's index.
+    """
+    labels = pd.Series(pd.NA, index=table.index, dtype="Int64")
+    solved = table[_solved(table)]
+    representatives = []
+    for index in solved.sort_values("objective", kind="stable").index:
+        objective = float(table.at[index, "objective"])
+        state = table.at[index, "final_state"] if "final_state" in table.columns else None
+        state = None if state is None or (np.ndim(state) == 0 and pd.isna(state)) else np.asarray(state, float)
+        for label, (best_objective, best_state) in enumerate(representatives):
+            if abs(objective - best_objective) > objective_rtol * max(abs(objective), abs(best_objective), 1e-300):
+                continue
+            if state is not None and best_state is not None:
+                if state.shape != best_state.shape:
+                    continue
+                scale = max(1.0, float(np.abs(best_state).max(initial=0.0)))
+                if np.abs(state - best_state).max(initial=0.0) > state_tol * scale:
+                    continue
+            labels[index] = label
+            break
+        else:
+            labels[index] = len(representatives)
+            representatives.append((objective, state))
+    return labels
+
+
+def best(table):
+    """The row (a pandas Series, named by its task number) with the lowest objective
+    among the runs that ended optimal (the first in task order on a tie), or None
+    when no run did."""
+    solved = table[_solved(table)]
+    if solved.empty:
+        return None
+    return solved.loc[solved["objective"].idxmin()]
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_plain(v) for v in value]
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def to_records(table):
+    """The rows of a study table (or one row, a Series, e.g. :func:`best`'s) as
+    plain JSON-ready dicts: numpy scalars as Python numbers, NA and NaN as None."""
+    if table is None:
+        return None
+    if isinstance(table, pd.Series):
+        return {str(k): _plain(v) for k, v in table.items()}
+    return [{str(k): _plain(v) for k, v in row.items()} for row in table.to_dict("records")]
