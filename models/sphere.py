@@ -49,20 +49,22 @@ def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, configurations=None)
     """The sphere OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem), with the
     three-turn initial guess.
 
-    ``configurations`` (dmocc only): ``"minimal"`` — the paper's form, 12 N
+    ``configurations`` (dmocc; other schemes: their own forms): ``"minimal"`` — the paper's form, 12 N
     unknowns (increments and controls) and 6 N + 12 constraints, 360/192 at
     N = 30 — or ``"lifted"`` (configurations as variables, sparse).  Default:
     minimal up to N = 50, lifted beyond."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.ocp import OptimalControlProblem
-    from pyomo_mbdyn.schemes import scheme_block, scheme_options
+    from pyomo_mbdyn.schemes import record, scheme_block
 
     system = build_system()
     m = pyo.ConcreteModel("sphere")
     options = {}
-    if "configurations" in scheme_options(scheme):
-        options["configurations"] = configurations or ("minimal" if steps <= MINIMAL_UP_TO else "lifted")
+    if configurations is not None:
+        options["configurations"] = configurations
+    elif record(scheme).name == "dmocc":  # the paper's minimal form on coarse grids
+        options["configurations"] = "minimal" if steps <= MINIMAL_UP_TO else "lifted"
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON, **options)
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort()
