@@ -125,6 +125,15 @@ def test_multistart_draws_controls_or_calls_the_users_function(pool):
     assert other.loc[1, "objective"] != table.loc[1, "objective"]  # another seed, another start
 
 
+def test_multistart_on_the_chart_reaches_the_mass_optimum_from_moved_positions(pool):
+    """perturb="chart": the slider's interior positions moved (on its prismatic joint);
+    the one optimum T* = 2 from every start, in different iteration counts."""
+    table = multistart(mass, 3, seed=2, perturb="chart", radius=0.3, executor=pool, options={"steps": 10})
+    assert (table["status"] == "optimal").all(), table["message"].tolist()
+    assert (table["optimum"] == 0).all() and np.allclose(table["objective"], 2.0, rtol=1e-7)
+    assert table["iterations"].nunique() > 1
+
+
 def test_failed_tasks_are_rows_with_their_status_and_message(pool, capsys):
     # an iteration limit, on the default executor (a process pool of the study's own), with a progress bar
     limited = sweep(effort_time_mass, {"steps": [10, 12]}, solve_options={"max_iter": 2}, progress=True)
@@ -170,7 +179,7 @@ def test_cluster_optima_and_best_on_a_table():
     (lambda: sweep(lambda steps: None, {"steps": [10]}), "cannot be sent to a worker"),
     (lambda: multistart("particle", 0), "starts must be an integer ≥ 1, got 0"),
     (lambda: multistart("particle", 2, seed=-1), "seed must be"),
-    (lambda: multistart("particle", 2, perturb="chart"), "unknown perturb 'chart'"),
+    (lambda: multistart("particle", 2, perturb="charts"), "unknown perturb 'charts'"),
     (lambda: multistart("particle", 2, radius=0.0), "radius must be positive"),
     (lambda: multistart("no-such-model", 2), "unknown model"),
     (lambda: multistart("particle", 2, options={"horizon": 3}), "no options key 'horizon'"),

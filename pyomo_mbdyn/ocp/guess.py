@@ -24,7 +24,7 @@ from ..discretization import chart, chart_coordinates
 from ..discretization.common import numeric_kinematics
 from ..trajectory import Trajectory
 
-__all__ = ["interpolated_trajectory", "refined_trajectory", "perturb_start", "PROFILES"]
+__all__ = ["interpolated_trajectory", "refined_trajectory", "perturb_start", "perturb_chart", "PROFILES"]
 
 #: time profiles s(τ) on [0, 1] with s(0) = 0, s(1) = 1
 PROFILES = {
@@ -156,3 +156,36 @@ def perturb_start(model, radius, rng):
                       skip_validation=True)
         moved += 1
     return moved
+
+
+def perturb_chart(model, radius, rng, contravariant=True):
+    """Start ``model.dyn`` from its current trajectory with the chart's interior nodes moved.
+
+    The chart coordinates θ_k of the block's nodes (joint angles, root
+    positions and rotation vectors; followed continuously node to node) get
+    ``θ_k + U(-radius, radius)`` per coordinate at 0 < k < N (the end nodes
+    stay); the start is then built as :func:`interpolated_trajectory` builds
+    its guess — configurations q(θ_k) on the constraint manifold, velocities
+    from the scheme's recursion, forces split exactly — and loaded with
+    ``model.dyn.initialize_from``.  Unlike :func:`perturb_start` every
+    configuration of the start satisfies the joints exactly.  ``rng`` is a
+    :class:`numpy.random.Generator`.
+    """
+    if not (np.isfinite(radius) and radius > 0):
+        raise ConfigurationError(f"perturb_chart: radius must be positive and finite, got {radius!r}")
+    dyn = model.component("dyn")
+    if dyn is None or not hasattr(dyn, "initialize_from") or not hasattr(dyn, "system"):
+        raise ConfigurationError("perturb_chart: needs a multibody scheme block model.dyn")
+    system = dyn.system
+    theta, start = [], None
+    for k, q in enumerate(np.asarray(dyn.trajectory().q, float)):
+        try:
+            start = chart_coordinates(system, q, start=start, atol=1e-6)
+        except (ValueError, NotImplementedError) as err:
+            raise ConfigurationError(f"perturb_chart: node {k} of {dyn.name} is not reached by the chart "
+                                     f"of {system} ({err})") from None
+        theta.append(np.asarray(start, float))
+    theta = np.array(theta)
+    theta[1:-1] += rng.uniform(-radius, radius, size=theta[1:-1].shape)
+    dyn.initialize_from(_chart_trajectory(system, dyn.step_length, theta, contravariant))
+    return theta

@@ -91,7 +91,7 @@ SUCCESS = ("optimal", "locallyOptimal")
 TIMING_COLUMNS = ("build_seconds", "solve_seconds", "seconds", "solver_seconds")
 
 #: the named perturbations of :func:`multistart` (or pass a callable ``perturb(model, rng)``)
-PERTURBATIONS = ("guess", "controls")
+PERTURBATIONS = ("guess", "chart", "controls")
 
 #: ``progress=None`` shows a bar from this many tasks on, when stderr is a terminal
 PROGRESS_MIN_TASKS = 5
@@ -179,6 +179,10 @@ def _build_and_solve(task, record):
             task.perturb(model, rng)
         elif task.perturb == "controls":
             _perturb_controls(model, task.radius, rng)
+        elif task.perturb == "chart":
+            from ..ocp.guess import perturb_chart
+
+            perturb_chart(model, task.radius, rng)
         else:
             from ..ocp.guess import perturb_start
 
@@ -532,6 +536,9 @@ def multistart(build, starts, seed=0, perturb="guess", radius=1e-2, solve_option
 
     * ``perturb="guess"``: every free variable moved uniformly within ±``radius``,
       clipped to its bounds (:func:`pyomo_mbdyn.ocp.guess.perturb_start`);
+    * ``perturb="chart"``: the chart coordinates (joint angles, …) of the
+      interior nodes moved uniformly within ±``radius`` and the start rebuilt on
+      the constraint manifold (:func:`pyomo_mbdyn.ocp.guess.perturb_chart`);
     * ``perturb="controls"``: random controls, every free ``model.dyn.u[i, a]``
       drawn uniformly within ``u_guess ± radius · scale_a``, clipped to its
       bounds, where ``scale_a`` is the guess's largest \\|u[·, a]\\| (if that is
