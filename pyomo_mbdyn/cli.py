@@ -96,7 +96,7 @@ def _stage_line(stage):
 
 
 def _cmd_run(args):
-    from .errors import SolveFailedError
+    from .errors import MbdynError, SolveFailedError
 
     stages = []
 
@@ -105,6 +105,7 @@ def _cmd_run(args):
         if not args.json:  # --json prints exactly one object: the stages are in it
             print(_stage_line(stage), flush=True)
 
+    request = {"model": args.model, "scheme": args.scheme, "steps": args.steps, "solver": args.solver}
     try:
         result, model = solve_model(args.model, args.scheme, args.steps, args.solver,
                                     options=parse_settings(args.set), coarsest=args.coarsest,
@@ -112,21 +113,30 @@ def _cmd_run(args):
                                     report=report)
     except SolveFailedError as err:
         if args.json:
-            failed = {"model": args.model, "scheme": args.scheme, "steps": args.steps,
-                      "solver": args.solver, "status": err.status, "error": str(err)}
+            failed = {**request, "status": err.status, "error": str(err)}
             if stages:
                 failed["stages"] = stages
             print(json.dumps(failed))
         print(f"pyomo-mbdyn: {args.model}: {err}", file=sys.stderr)
         return 1
-    figures = []
+    except MbdynError as err:  # construction, options, guesses: before or instead of a solve
+        if args.json:
+            print(json.dumps({**request, "status": "error", "error": str(err)}))
+        print(f"pyomo-mbdyn: {args.model}: {err}", file=sys.stderr)
+        return 2
+    figures, plot_error = [], None
     if args.plot is not None:
         from .figures import model_figures
 
-        figures = [str(p) for p in model_figures(args.model, model, args.plot)]
+        try:
+            figures = [str(p) for p in model_figures(args.model, model, args.plot)]
+        except Exception as err:  # the solve stands: print it, then say what failed
+            plot_error = f"--plot {args.plot}: {type(err).__name__}: {err}"
     if args.json:
         if args.plot is not None:
             result["figures"] = figures
+        if plot_error is not None:
+            result["error"] = plot_error
         print(json.dumps(result))
     else:
         width = max(len(k) for k in result)
@@ -136,6 +146,9 @@ def _cmd_run(args):
             print(f"{key:<{width}}  {value}")
         for path in figures:
             print(f"{'figure':<{width}}  {path}")
+    if plot_error is not None:
+        print(f"pyomo-mbdyn: {args.model}: {plot_error}", file=sys.stderr)
+        return 1
     return 0 if result["status"] in ("optimal", "locallyOptimal") else 1
 
 
@@ -277,8 +290,22 @@ def _add_study_arguments(parser):
                              "(with --scheduler: on the workers' file system)")
 
 
+class ArgumentError(Exception):
+    """A command line the parser refuses (raised instead of argparse's exit)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise ArgumentError(f"{self.prog}: {message}")
+
+
+#: exit statuses: 0 success, 1 a solve (or a requested figure) failed, 2 a bad request
+#: (arguments, options, model construction), 3 an internal error (a bug: please report it)
+EXIT_FAILED, EXIT_BAD_REQUEST, EXIT_INTERNAL = 1, 2, 3
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="pyomo-mbdyn",
         description="Structure-preserving optimal control of multibody systems in Pyomo.",
     )
@@ -327,15 +354,44 @@ def build_parser():
 
 
 def main(argv=None):
+    """Run the command line; the exit status (see :data:`EXIT_BAD_REQUEST` and its neighbours).
+
+    Every path answers: with ``--json`` exactly one JSON object on stdout with
+    ``status`` and ``error`` when something failed, without it one line on
+    stderr — never a traceback (set ``PYOMO_MBDYN_TRACEBACK=1`` to see one for an
+    internal error)."""
+    import os
+
     from .errors import MbdynError
 
+    argv = sys.argv[1:] if argv is None else list(argv)
+    wants_json = "--json" in argv
+    command = next((a for a in argv if not a.startswith("-")), None)
+
+    def refuse(message, status, code):
+        if wants_json:
+            print(json.dumps({"command": command, "status": status, "error": message}))
+        print(f"pyomo-mbdyn: {message}", file=sys.stderr)
+        return code
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except ArgumentError as err:
+        return refuse(str(err), "error", EXIT_BAD_REQUEST)
+    except SystemExit as exit:  # --help, --version: argparse printed what was asked
+        return exit.code if isinstance(exit.code, int) else 0
     try:
         return args.func(args)
     except MbdynError as err:
-        print(f"pyomo-mbdyn: {err}", file=sys.stderr)
-        return 2
+        return refuse(str(err), "error", EXIT_BAD_REQUEST)
+    except KeyboardInterrupt:
+        return refuse("interrupted", "interrupted", 130)
+    except Exception as err:  # a bug: one line, a distinct exit status
+        if os.environ.get("PYOMO_MBDYN_TRACEBACK"):
+            raise
+        return refuse(f"internal error: {type(err).__name__}: {err} (please report it; "
+                      f"PYOMO_MBDYN_TRACEBACK=1 shows the traceback)", "internal error", EXIT_INTERNAL)
 
 
 if __name__ == "__main__":

@@ -88,3 +88,59 @@ def test_actuator_selection_reports_the_kept_motors(capsys):
     assert result["solver"] == "casadi_bonmin"  # chosen for the binaries
     assert len(result["active_actuators"]) == 2
     assert set(result["active_actuators"]) <= {"axle1.angle", "axle2.angle", "axle3.angle"}
+
+
+#: bad requests on every path: (argv, what the error names)
+BAD_REQUESTS = [
+    (["run", "no-such-model"], "unknown model 'no-such-model'"),
+    (["run", "particle", "--steps", "ten"], "invalid int value: 'ten'"),
+    (["run", "particle", "--frobnicate"], "unrecognized arguments: --frobnicate"),
+    (["run"], "the following arguments are required: model"),
+    (["run", "minimum-time-mass", "--set", "distance"], "KEY=VALUE"),
+    (["run", "minimum-time-mass", "--set", "mass=-2"], "mass"),
+    (["run", "minimum-time-mass", "--scheme", "euler"], "euler"),
+    (["sweep", "particle", "--steps", "10,x"], "--steps '10,x'"),
+    (["multistart", "particle", "--starts", "0"], "starts must be an integer"),
+    (["frobnicate"], "invalid choice: 'frobnicate'"),
+]
+
+
+@pytest.mark.parametrize("argv, named", BAD_REQUESTS, ids=[" ".join(a) for a, _ in BAD_REQUESTS])
+def test_bad_requests_answer_one_json_object_or_one_line(argv, named, capsys):
+    """With --json: exactly one JSON object on stdout, with status and error, exit 2;
+    without: nothing on stdout, one line on stderr naming the problem, exit 2."""
+    assert main(argv + ["--json"]) == 2
+    out, err = capsys.readouterr()
+    answer = json.loads(out)  # exactly one object: json.loads refuses trailing text
+    assert answer["status"] == "error" and named in answer["error"], answer
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and named in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_plotting_failure_after_the_solve_still_prints_the_result(capsys, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    argv = ["run", "particle", "--plot", str(blocker / "figures")]
+    assert main(argv + ["--json"]) == 1
+    out, err = capsys.readouterr()
+    result = json.loads(out)
+    assert result["status"] in ("optimal", "locallyOptimal") and result["objective"] is not None
+    assert "--plot" in result["error"] and result["figures"] == []
+    assert main(argv) == 1
+    out, err = capsys.readouterr()
+    assert "objective" in out and "--plot" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_internal_error_is_one_line_and_exit_3(capsys, monkeypatch):
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr("pyomo_mbdyn.cli.solve_model", broken)
+    assert main(["run", "particle", "--json"]) == 3
+    out, err = capsys.readouterr()
+    answer = json.loads(out)
+    assert answer["status"] == "internal error" and "ZeroDivisionError: a bug" in answer["error"]
+    assert main(["run", "particle"]) == 3
+    out, err = capsys.readouterr()
+    assert out == "" and "internal error" in err and "Traceback" not in err
