@@ -24,7 +24,13 @@ and the multipliers of the two formulations are related by
     G(q_{k+½}) λ^{p,BEM} = 0.
 
 For another weighting ``J = h Σ w_a u_a²`` the control equation scales by
-``1/(2 w_a)``; :func:`controls_from_multipliers` takes the weights.
+``1/(2 w_a)``; :func:`controls_from_multipliers` reads the weights from the
+effort objective the OCP built (``ocp.effort_weights``).
+
+DMOCC (``dmocc``, ``dmocc_lm``) has no momentum multipliers: its rows are the
+forced discrete Euler–Lagrange equations in configurations only, whose
+multipliers are the adjoints of a two-step recursion; asking for them is a
+``ConfigurationError`` that says so.
 """
 
 import numpy as np
@@ -59,7 +65,11 @@ def _multiplier_map(dyn):
     form = dyn.record.multipliers
     if form is None:
         have = [name for name, rec in SCHEMES.items() if rec.multipliers]
-        raise ConfigurationError(f"momentum multipliers are defined for {have}, not {dyn.scheme!r}")
+        reason = (" (DMOCC states the forced discrete Euler–Lagrange equations in configurations only: "
+                  "its rows' multipliers are adjoints of a two-step recursion, with no momentum row whose "
+                  "multiplier is λ^p; the control equation of DMOCC averages two of them — not implemented)"
+                  if dyn.record.name.startswith("dmocc") else "")
+        raise ConfigurationError(f"momentum multipliers are defined for {have}, not {dyn.scheme!r}{reason}")
     return form
 
 
@@ -136,11 +146,41 @@ def controls_from_multipliers(dyn, weights=None):
 
     Stationarity of 𝓛 in u with ``J = h Σ w_a u_a²``: ``u_a = -(E λ^p)_a / (2 w_a)``
     with E = B(q♯) (bem, thesis Eq. 7.20), E = B P(q_{k+½}) (rem; = I for
-    multibody systems, Eq. 7.19) or E = B P̃ at the chart midpoint q(θ_{k+½}) (gc).  Default
-    weights ½, i.e. J = h Σ ½|u|².
+    multibody systems, Eq. 7.19) or E = B P̃ at the chart midpoint q(θ_{k+½}) (gc).
+    ``weights`` (per actuator) default to those of the objective that
+    :meth:`~pyomo_mbdyn.ocp.OptimalControlProblem.minimise_control_effort` built
+    (``ocp.effort_weights``); a model without that objective (minimum time alone,
+    an objective of the user's) needs them given, or it is an error — the control
+    equation depends on them.
     """
     lam = momentum_multipliers(dyn)
     idx = list(dyn.system.actuated_indices)
-    w = np.array([0.5 if weights is None else float(weights[a]) for a in dyn.actuated])
+    if weights is None:
+        weights = _effort_weights(dyn)
+    missing = [a for a in dyn.actuated if a not in weights]
+    if missing:
+        raise ConfigurationError(f"controls_from_multipliers: no weight for actuators {missing}")
+    w = np.array([float(weights[a]) for a in dyn.actuated])
     mids = _midpoints(dyn)
     return np.array([-(_input_map(dyn, i, mids[i]) @ lam_i)[idx] / (2.0 * w) for i, lam_i in enumerate(lam)])
+
+
+def _effort_weights(dyn):
+    """w_a of the effort objective built on ``dyn`` (``ocp.effort_weights``), when it is active
+    (alone, or in the combined ``ocp.objective`` of effort and final time)."""
+    model = dyn.model()
+    found = [p for p in model.component_objects(pyo.Param, descend_into=True) if p.local_name == "effort_weights"
+             and getattr(p.parent_block().component("control_effort"), "expr", None) is not None]
+    active = [o.name for o in model.component_data_objects(pyo.Objective, active=True)]
+    if len(found) != 1:
+        raise ConfigurationError(
+            f"controls_from_multipliers: {'no' if not found else 'more than one'} effort objective "
+            f"(OptimalControlProblem.minimise_control_effort) on {model.name}; the active objective is "
+            f"{active}: pass weights={{actuator: w}} for J = h Σ w u²")
+    block = found[0].parent_block()
+    effort, combined = block.component("control_effort"), block.component("objective")
+    if not (effort.active or (combined is not None and combined.active)):
+        raise ConfigurationError(
+            f"controls_from_multipliers: the effort objective {effort.name} is not the one solved "
+            f"(active: {active}); pass weights={{actuator: w}} if J = h Σ w u² is what was minimised")
+    return {a: pyo.value(found[0][a]) for a in dyn.actuated}

@@ -76,6 +76,11 @@ class OptimalControlProblem:
         if unknown:
             raise ConfigurationError(f"no actuated coordinates {sorted(unknown)}; actuated: {list(w)}")
         w.update(weights or {})
+        bad = {a: value for a, value in w.items() if not (np.isfinite(float(value)) and float(value) > 0)}
+        if bad:
+            raise ConfigurationError(f"minimise_control_effort: weights must be positive and finite, got {bad}")
+        # the weights as stated, for the control equation u = -E λ / (2 w) (ocp.multipliers)
+        self.block.effort_weights = pyo.Param(list(dyn.actuated), initialize={a: float(w[a]) for a in dyn.actuated})
         self.block.control_effort = pyo.Objective(
             expr=dyn.h * sum(w[a] * dyn.u[i, a] ** 2 for i in dyn.intervals for a in dyn.actuated))
         return self._combined_objective() or self.block.control_effort
