@@ -174,7 +174,7 @@ def solve_nl(solver, stub, options):
     if __package__:
         from .nl_file import UnsupportedConstruct, read_nl, write_sol
         from .selection import library_version
-    else:  # run as a script: the siblings are on sys.path[0]
+    else:  # run as a script: the siblings are on sys.path[0] (put there by __main__ below)
         from nl_file import UnsupportedConstruct, read_nl, write_sol
         from selection import library_version
 
@@ -320,7 +320,14 @@ def main(argv=None):
     except ValueError as err:
         print(f"casadi_{solver}: {err}", file=sys.stderr)
         return 2
-    status = solve_nl(solver, stub, options)
+    try:
+        status = solve_nl(solver, stub, options)
+    except Exception as err:  # a bug here, not a failed solve: say so, with its own exit status
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        print(f"casadi_{solver}: internal error of the driver: {type(err).__name__}: {err}", file=sys.stderr)
+        return 3
     with open(stub + ".casadi.json", "w") as f:
         json.dump(status, f)
     # Handled failures exit with 0: the plugin reads stub.casadi.json and
@@ -333,4 +340,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    # run with ``python -I`` (the plugin does): the script's own directory, and only
+    # it, is put on the path for its siblings nl_file and selection
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     sys.exit(main())

@@ -67,6 +67,7 @@ the results and loading them into the model).
 import contextlib
 import io
 import logging
+import math
 import re
 import time
 
@@ -84,6 +85,7 @@ from pyomo.solvers.plugins.solvers.direct_solver import DirectSolver
 from ..errors import ConfigurationError, UnsupportedModelError
 from .ampl_driver import (BONMIN_RESULT_CODES, IPOPT_RESULT_CODES, _convert, _is_option_error, bonmin_options,
                           bonmin_stopped_by_time, with_ipopt_defaults)
+from .evaluation import INVALID_NUMBER, invalid_rows
 from .selection import library_version
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
@@ -311,6 +313,10 @@ class _CasadiDirect(DirectSolver):
         message = f"{name} {library_version(self.backend)} (CasADi {ca.__version__}): {text}"
         if error is not None:
             code, message = 502, f"{self.name}: {error}"
+        if INVALID_NUMBER in message:
+            rows = invalid_rows(self._pyomo_model)
+            if rows:
+                message += " At the starting point: " + "; ".join(rows)
         results = SolverResults()
         results.solver.name = self.name
         results.solver.return_code = 0
@@ -372,7 +378,16 @@ class _CasadiDirect(DirectSolver):
             soln.objective[self._obj_label] = {"Value": sigma * float(sol["f"])}
 
     def solve(self, *args, **kwds):
-        """Pyomo's ``solve``; also records ``self.timings`` (see the module docstring)."""
+        """Pyomo's ``solve``; also records ``self.timings`` (see the module docstring).
+        Non-finite starting values and a ``timelimit`` that is not a positive number
+        are refused by name before anything is translated."""
+        from .evaluation import check_finite_start
+
+        limit = kwds.get("timelimit")
+        if limit is not None and not (isinstance(limit, (int, float)) and math.isfinite(limit) and limit > 0):
+            raise ConfigurationError(f"{self.name}: timelimit must be a positive number of seconds, got {limit!r}")
+        if args:
+            check_finite_start(args[0], self.name)
         t0 = time.perf_counter()
         results = super().solve(*args, **kwds)
         total = time.perf_counter() - t0

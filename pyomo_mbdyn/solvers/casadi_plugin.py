@@ -42,24 +42,40 @@ reports ``driver_read`` (reading and importing the .nl file), ``nlpsol``
 
 import json
 import logging
+import math
 import os
+import signal
+import subprocess
 import sys
 import time
 
+from pyomo.common.tempfiles import TempfileManager
 from pyomo.core.base.var import Var
 from pyomo.opt import SolverResults, SolverStatus, TerminationCondition
 from pyomo.solvers.plugins.solvers.IPOPT import IPOPT
 
 from ..errors import ConfigurationError, SolverError, UnsupportedModelError
-from .selection import library_version
 from .ampl_driver import bonmin_stopped_by_time
+from .evaluation import INVALID_NUMBER, check_finite_start, invalid_rows
+from .selection import library_version
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
 
 __all__ = ["CasadiIpoptNL", "CasadiBonminNL"]
 
-#: the driver, run as a script: no package import, hence no Pyomo in the child
+#: the driver, run as a script: no package import, hence no Pyomo in the child;
+#: ``python -I`` (isolated: no current directory, PYTHONPATH or user site on its
+#: path) so that a checkout in the working directory cannot shadow casadi
 _DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ampl_driver.py")
+
+#: the driver's exit statuses: 0 a solve ran (its outcome, failures included, is
+#: in stub.casadi.json), 2 a bad command line, 3 an internal error of the driver;
+#: a negative status (a signal) or any other is a crash of the process
+DRIVER_EXIT = {0: "handled", 2: "bad command line", 3: "internal error of the driver"}
+
+#: seconds the driver process may run beyond ``timelimit`` (its start-up and the
+#: reading of the .nl file are outside IPOPT's max_wall_time) before it is stopped
+TIMEOUT_GRACE = 30.0
 
 
 class _CasadiAmplSolver(IPOPT):
@@ -89,14 +105,42 @@ class _CasadiAmplSolver(IPOPT):
 
     # -- presolve: refuse what the backend cannot solve ----------------------
     def solve(self, *args, **kwds):
-        """Pyomo's ``solve``; also records ``self.timings`` (see the module docstring)."""
+        """Pyomo's ``solve``; also records ``self.timings`` (see the module docstring).
+
+        Whatever happens (a refused model or option, a time-out, a crash), the
+        temporary files of this solve are removed and Pyomo's temporary-file
+        context is closed (``keepfiles=True`` keeps them, as for ``ipopt``)."""
+        limit = kwds.get("timelimit")
+        if limit is not None and not (isinstance(limit, (int, float)) and math.isfinite(limit) and limit > 0):
+            raise ConfigurationError(f"{self.name}: timelimit must be a positive number of seconds, got {limit!r}")
+        if args:
+            check_finite_start(args[0], self.name)
         self.timings = {}
+        self._timed_out = False
+        depth = len(TempfileManager._context_stack)
+        keep = bool(kwds.get("keepfiles", False))
         t0 = time.perf_counter()
-        results = super().solve(*args, **kwds)
+        try:
+            results = super().solve(*args, **kwds)
+        except BaseException:
+            self._remove_leftovers(depth, keep)
+            raise
         total = time.perf_counter() - t0
         self.timings["load"] = total - self.timings.get("write", 0.0) - self.timings.get("subprocess", 0.0)
         self.timings["total"] = total
         return results
+
+    def _remove_leftovers(self, depth, keep):
+        """Close the temporary-file contexts this solve opened (removing their files
+        unless ``keep``) and the files the driver derives from the stub."""
+        for path in (getattr(self, "_soln_file", None), self._status_file_or_none()):
+            if path and not keep and os.path.exists(path):
+                os.remove(path)
+        while len(TempfileManager._context_stack) > depth:
+            TempfileManager.pop(remove=not keep)
+
+    def _status_file_or_none(self):
+        return self._status_file() if getattr(self, "_soln_file", None) else None
 
     def _apply_solver(self):
         t0 = time.perf_counter()
@@ -104,6 +148,25 @@ class _CasadiAmplSolver(IPOPT):
             return super()._apply_solver()
         finally:
             self.timings["subprocess"] = time.perf_counter() - t0
+
+    def _execute_command(self, command):
+        """Pyomo's, with the process given ``timelimit`` + :data:`TIMEOUT_GRACE` (IPOPT's
+        own ``max_wall_time`` stops the solve at ``timelimit``); a process still running
+        then is stopped and reported as ``maxTimeLimit``, not ``TimeoutExpired``."""
+        limit = self._timelimit
+        try:
+            self._timelimit = None if limit is None else limit + TIMEOUT_GRACE
+            rc, log = super()._execute_command(command)
+            if rc != 0:  # not a handled outcome (those exit 0): refused command line, bug or crash
+                tail = "\n".join(log.strip().splitlines()[-12:])
+                raise SolverError(f"{self.name} stopped without a solution: {self._exit_reason(rc)}. "
+                                  f"Solver output:\n{tail}")
+            return rc, log
+        except subprocess.TimeoutExpired as err:
+            self._timed_out = True  # handled: process_output reports maxTimeLimit
+            return 0, f"{self.name}: the solver process was stopped after {err.timeout:.2g} s (timelimit {limit} s)"
+        finally:
+            self._timelimit = limit
 
     def _presolve(self, *args, **kwds):
         self._model = args[0] if args else None
@@ -144,7 +207,7 @@ class _CasadiAmplSolver(IPOPT):
             self.options[self.time_limit_option] = float(self._timelimit)
         cmd = super().create_command_line(executable, problem_files)
         at = cmd.cmd.index(executable)
-        cmd.cmd[at + 1 : at + 1] = ["-u", _DRIVER, self.backend]
+        cmd.cmd[at + 1 : at + 1] = ["-I", "-u", _DRIVER, self.backend]
         return cmd
 
     # -- results ----------------------------------------------------------
@@ -164,14 +227,34 @@ class _CasadiAmplSolver(IPOPT):
                               "wall_seconds": "solve"}[key]] = status[key]
         if "error" in status:
             return self._results_for_error(status, rc)
+        if getattr(self, "_timed_out", False):
+            results = SolverResults()
+            results.solver.status = SolverStatus.aborted
+            results.solver.termination_condition = TerminationCondition.maxTimeLimit
+            results.solver.message = self._log
+            results.solver.return_code = -int(signal.SIGKILL)
+            return results
         if not os.path.exists(self._results_file):
             raise SolverError(
-                f"{self.name} stopped without writing a solution (return code {rc}). "
+                f"{self.name} stopped without writing a solution: {self._exit_reason(rc)}. "
                 f"Solver output:\n{self._tail_of_log()}"
             )
         results = super().process_output(rc)
         self._refine(results, status)
         return results
+
+    @staticmethod
+    def _exit_reason(rc):
+        """What the driver's exit status says: handled, a bad command line, an internal
+        error, or a crash (killed by a signal)."""
+        if rc is not None and rc < 0:
+            try:
+                name = signal.Signals(-rc).name
+            except ValueError:
+                name = f"signal {-rc}"
+            return f"the solver process crashed ({name}, exit status {rc})"
+        meaning = DRIVER_EXIT.get(rc, "a crash of the solver process")
+        return f"exit status {rc} ({meaning})"
 
     def _tail_of_log(self, lines=20):
         if self._log_file and os.path.exists(self._log_file):
@@ -215,6 +298,10 @@ class _CasadiAmplSolver(IPOPT):
         code = status.get("solve_result_num", solver.id)
         if status.get("message"):
             solver.message = status["message"]
+        if INVALID_NUMBER in (solver.message or "") and self._model is not None:
+            rows = invalid_rows(self._model)
+            if rows:
+                solver.message += " At the starting point: " + "; ".join(rows)
         solver.iterations = status.get("iterations")
         if status.get("wall_seconds") is not None:
             solver.wallclock_time = status["wall_seconds"]
@@ -247,6 +334,8 @@ class _CasadiAmplSolver(IPOPT):
 
     def _postsolve(self):
         results = super()._postsolve()
+        if getattr(self, "_timed_out", False):  # stopped from outside: no point to load
+            self._load_solutions = False
         if results.solver.termination_condition in (
             TerminationCondition.infeasible,
             TerminationCondition.unbounded,

@@ -13,13 +13,34 @@ state hits exactly this case.
 
 The fix returns the stored coefficient instead of 1.  It changes nothing for
 expressions the writer already handles correctly.
+
+A minimal reproducer (without the fix, ``x1`` solves to √(1/6) instead of √(2/3))::
+
+    m = pyo.ConcreteModel()
+    m.x0 = pyo.Var(initialize=0.0); m.x0.fix()
+    m.y0 = pyo.Var(initialize=0.0); m.y0.fix()
+    m.x1 = pyo.Var(initialize=1.0, bounds=(0.1, 5)); m.y1 = pyo.Var(initialize=1.0)
+    m.e1 = pyo.Expression(expr=(m.x0 + m.x1) * 0.5)
+    m.e2 = pyo.Expression(expr=(m.y0 + m.y1) * 0.5)
+    m.twice = pyo.Constraint(expr=(m.e1 * m.e2 - 2 * m.e2 * m.e1) * m.x1 == -0.1)
+    m.fix_y = pyo.Constraint(expr=m.y1 == 0.6)
+    SolverFactory("casadi_ipopt_nl").solve(m)     # any AMPL-protocol solver
+
+**Gated on the Pyomo versions it was checked against** (:data:`CHECKED`): the
+writer's internals it replaces are private.  On another Pyomo the fix is not
+installed and a warning says so; ``tests/solvers/test_pyomo_fixes.py`` then
+shows whether that Pyomo still needs it.
 """
 
 import logging
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
 
-__all__ = ["apply"]
+__all__ = ["apply", "CHECKED"]
+
+#: (major, minor) versions of Pyomo whose AMPL writer was read and found to drop the
+#: coefficient (the reproducer above fails without the fix, passes with it)
+CHECKED = ((6, 10),)
 
 _applied = False
 
@@ -43,6 +64,14 @@ def apply():
     """Install the fix (idempotent)."""
     global _applied
     if _applied:
+        return
+    from pyomo.version import version_info
+
+    if tuple(version_info[:2]) not in CHECKED:
+        logger.warning("pyomo_mbdyn: Pyomo %s is not one of the versions whose .nl writer fix was checked "
+                       "(%s); the fix is not installed — run tests/solvers/test_pyomo_fixes.py to see whether "
+                       "this Pyomo still drops named-expression coefficients",
+                       ".".join(map(str, version_info[:3])), ", ".join(f"{a}.{b}" for a, b in CHECKED))
         return
     try:
         from pyomo.repn import ampl
