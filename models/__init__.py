@@ -27,3 +27,29 @@ MODELS = {
 def description(name):
     """The one-line ``DESCRIPTION`` of model ``name`` (from its module)."""
     return importlib.import_module(MODELS[name]).DESCRIPTION
+
+
+def model_build(build):
+    """Decorator of a model module's ``build``: an option it does not take is a
+    :class:`~pyomo_mbdyn.errors.ConfigurationError` naming the model and listing the
+    options it takes (as ``pyomo-mbdyn run --set`` reports it), not Python's bare
+    ``TypeError``.  The signature is kept (``inspect.signature`` follows it)."""
+    import functools
+    import inspect
+
+    parameters = inspect.signature(build).parameters
+    open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    module = build.__module__.rpartition(".")[2]
+    name = next((n for n, m in MODELS.items() if m.rpartition(".")[2] == module), module)
+
+    @functools.wraps(build)
+    def checked(*args, **kwds):
+        unknown = [] if open_ended else sorted(set(kwds) - set(parameters))
+        if unknown:
+            from pyomo_mbdyn.errors import ConfigurationError
+
+            offered = [p for p in parameters if p not in ("scheme", "steps")]
+            raise ConfigurationError(f"model {name!r} takes no option {unknown[0]!r}; its options are {offered}")
+        return build(*args, **kwds)
+
+    return checked

@@ -44,6 +44,7 @@ can run through negative rope lengths — check l_k > 0, z_k > 0.
 import numpy as np
 
 from pyomo_mbdyn.mechanics import CoordinateSystem, trig
+from pyomo_mbdyn.models import model_build
 
 __all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "Q0", "QF"]
 
@@ -105,6 +106,7 @@ def theta_final():
     return np.array([QF[0] - Q0[0], QF[1] - Q0[1], alpha])
 
 
+@model_build
 def build(scheme="bem", steps=STEPS, configurations=None):
     """The crane OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem) with the
     interpolated guess; ``configurations``: the block's form of node

@@ -18,6 +18,7 @@ energy-momentum scheme (BEM).
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, RigidBody, Spherical
+from pyomo_mbdyn.models import model_build
 
 __all__ = ["build_system", "initial_state", "initial_quaternion", "reference_position", "spin_rate",
            "build", "DESCRIPTION", "HORIZON", "STEPS", "CONSERVED_MOMENTA"]
@@ -77,6 +78,7 @@ def reference_position(t):
 STEPS = 100
 
 
+@model_build
 def build(scheme="quaternion", steps=STEPS, initialize=True):
     """A Pyomo model ``m`` with the square scheme block ``m.dyn`` over t ∈ [0, 1].
 

@@ -36,6 +36,7 @@ multibody blocks, built with ``free_horizon``) and ``direct-midpoint``,
 import numpy as np
 
 from pyomo_mbdyn.mechanics import HamiltonianSystem, MultibodySystem, Prismatic, RigidBody
+from pyomo_mbdyn.models import model_build
 
 __all__ = ["build_system", "build", "evaluate", "minimum_time", "effort_time_optimum", "DESCRIPTION",
            "STEPS", "HORIZON", "SCHEMES"]
@@ -78,6 +79,7 @@ def _check(name, value, positive=True):
     return float(value)
 
 
+@model_build
 def build(scheme="bem", steps=STEPS, mass=MASS, distance=DISTANCE, force_limit=FORCE_LIMIT,
           objective="time", time_weight=TIME_WEIGHT, horizon=HORIZON, bounds=HORIZON_BOUNDS,
           configurations=None):

@@ -19,6 +19,7 @@ import numpy as np
 from pyomo_mbdyn.mechanics.linalg import elementwise
 from pyomo_mbdyn.mechanics import HamiltonianSystem
 from pyomo_mbdyn.ocp.dnco import dnco_model
+from pyomo_mbdyn.models import model_build
 
 __all__ = ["build_system", "build", "evaluate", "semicircle", "DESCRIPTION", "STEPS", "HORIZON", "SCHEMES"]
 
@@ -45,6 +46,7 @@ def semicircle(t):
     return np.column_stack([np.cos(t), np.sin(t), zero, -np.sin(t), np.cos(t), zero])
 
 
+@model_build
 def build(scheme="dnco", steps=STEPS):
     """The particle problem ``m`` (``m.dyn`` a DNCOBlock), started from the semicircle."""
     m = dnco_model(build_system(), scheme, steps, HORIZON, name="particle", default_gradient="gonzalez",

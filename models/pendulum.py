@@ -23,6 +23,7 @@ import numpy as np
 from pyomo_mbdyn.mechanics.linalg import elementwise
 from pyomo_mbdyn.mechanics import HamiltonianSystem
 from pyomo_mbdyn.ocp.dnco import dnco_model
+from pyomo_mbdyn.models import model_build
 
 __all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "STEPS", "HORIZON", "SCHEMES"]
 
@@ -42,6 +43,7 @@ def build_system():
                              names=["q"], name="pendulum")
 
 
+@model_build
 def build(scheme="dnco", steps=STEPS):
     """The pendulum problem ``m`` (``m.dyn`` a DNCOBlock; ``m.dual`` for direct schemes)."""
     return dnco_model(build_system(), scheme, steps, HORIZON, name="pendulum", default_gradient="greenspan",

@@ -77,6 +77,7 @@ tolerance (spec T11), also with h unknown.  ``free_time=False`` fixes T.
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody, Spherical
+from pyomo_mbdyn.models import model_build
 
 __all__ = ["build_system", "build", "hand_position", "elbow_angle_rows", "DESCRIPTION", "STEPS", "HORIZON"]
 
@@ -137,6 +138,7 @@ def elbow_angle_rows(system, q):
     return (-sum(f3[i] * a2[i] for i in range(3)), sum(f3[i] * a3[i] for i in range(3)))
 
 
+@model_build
 def build(scheme="dmocc", steps=STEPS, configurations=None, free_time=True, horizon=HORIZON,
           bounds=HORIZON_BOUNDS, increment_limit=None):
     """The throwing OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem), from rest.
@@ -156,6 +158,8 @@ def build(scheme="dmocc", steps=STEPS, configurations=None, free_time=True, hori
 
     if scheme not in CONFIGURATIONS:
         raise ConfigurationError(f"pitcher: scheme {scheme!r} not offered; use one of {list(CONFIGURATIONS)}")
+    if not isinstance(free_time, (bool, np.bool_)):
+        raise ConfigurationError(f"pitcher: free_time must be true or false, got {free_time!r}")
     system = build_system()
     q0 = initial_configuration(system)
     m = pyo.ConcreteModel("pitcher")

@@ -38,6 +38,7 @@ import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
 from pyomo_mbdyn.mechanics.linalg import rotation_exp
+from pyomo_mbdyn.models import model_build
 
 __all__ = ["build_system", "build", "target_rotation", "DESCRIPTION", "STEPS", "HORIZON"]
 
@@ -49,8 +50,24 @@ CONSERVED_MOMENTA = ("Lx", "Ly", "Lz")
 ENERGY_BALANCE = False
 
 
+def _check_rotors(rotors):
+    from pyomo_mbdyn.errors import ConfigurationError
+
+    try:
+        chosen = list(rotors)
+    except TypeError:
+        chosen = None
+    if (not chosen or len(set(chosen)) != len(chosen)
+            or not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) and i in (1, 2, 3)
+                       for i in chosen)):
+        raise ConfigurationError(f"satellite: rotors must be distinct rotor numbers from (1, 2, 3), "
+                                 f"at least one, got {rotors!r}")
+    return [int(i) for i in chosen]
+
+
 def build_system(rotors=(1, 2, 3)):
     """Table 4.1 in exact closed forms, with the given rotors (actuated joints)."""
+    rotors = _check_rotors(rotors)
     pi = np.pi
     system = MultibodySystem("satellite")
     main = RigidBody("main", 320 * pi, euler=(256 * pi / 9, 64 * pi, 1024 * pi / 9))
@@ -70,6 +87,7 @@ def target_rotation():
     return np.asarray(rotation_exp(ROTATION), float)
 
 
+@model_build
 def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, guess="simulate",
           configurations="absolute", exclude_half_turns=True):
     """The reorientation OCP ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``).
@@ -81,8 +99,10 @@ def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, gu
     spin so that the guess carries no angular momentum (not a motion of the
     scheme).  ``configurations`` applies to ``scheme="dmocc"``.
     """
+    from pyomo_mbdyn.errors import ConfigurationError
+
     if guess not in ("simulate", "interpolate"):
-        raise ValueError(f"satellite: guess must be 'simulate' or 'interpolate', got {guess!r}")
+        raise ConfigurationError(f"satellite: guess must be 'simulate' or 'interpolate', got {guess!r}")
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.ocp import OptimalControlProblem

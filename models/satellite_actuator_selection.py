@@ -21,7 +21,9 @@ satellite-actuator-selection --json`` adds ``active_actuators``.  The check is
 same guess (tests/ocp/test_actuator_selection.py).
 """
 
-from pyomo_mbdyn.models import satellite
+import numpy as np
+
+from pyomo_mbdyn.models import model_build, satellite
 
 __all__ = ["build", "evaluate", "DESCRIPTION", "STEPS", "HORIZON", "KEEP", "BOUND"]
 
@@ -32,12 +34,17 @@ CONSERVED_MOMENTA = satellite.CONSERVED_MOMENTA
 ENERGY_BALANCE = satellite.ENERGY_BALANCE
 
 
+@model_build
 def build(scheme="dmocc", steps=STEPS, keep=KEEP, bound=BOUND, cost=None, increment_bound=1.0,
           guess="interpolate", kept=None):
     """The selection MINLP ``m`` (``m.problem.active_actuators()`` after a solve);
     ``kept``: a list of rotor motors (``"axle1.angle"``, …) to fix instead (the NLP of that subset)."""
+    from pyomo_mbdyn.errors import ConfigurationError
     from pyomo_mbdyn.ocp import fix_actuators
 
+    if isinstance(keep, bool) or not isinstance(keep, (int, np.integer)) or not 1 <= keep <= 3:
+        raise ConfigurationError(f"satellite-actuator-selection: keep must be the number of rotor motors to "
+                                 f"keep, an integer in 1..3, got {keep!r}")
     m = satellite.build(scheme, steps, rotors=(1, 2, 3), increment_bound=increment_bound, guess=guess)
     m.name = "satellite-actuator-selection"
     m.problem.select_actuators(keep, bound, cost=cost, exactly=True)

@@ -22,6 +22,7 @@ Cases
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+from pyomo_mbdyn.models import model_build
 
 __all__ = ["build_system", "initial_state", "CASES", "DESCRIPTION"]
 
@@ -36,7 +37,9 @@ CASES = ("friction", "torque")
 def build_system(case="friction"):
     """The satellite of Table 4.1 with the actuation/friction of ``case``."""
     if case not in CASES:
-        raise ValueError(f"satellite-spin: unknown case {case!r}; use one of {CASES}")
+        from pyomo_mbdyn.errors import ConfigurationError
+
+        raise ConfigurationError(f"satellite-spin: unknown case {case!r}; use one of {CASES}")
     pi = np.pi
     system = MultibodySystem("satellite")
     main = RigidBody("main", 320 * pi, euler=(256 * pi / 9, 64 * pi, 1024 * pi / 9))
@@ -67,6 +70,7 @@ def initial_state(system, case="friction"):
     return q0, system.null_space(q0) @ nu0, controls
 
 
+@model_build
 def build(scheme="bem", steps=20, case="friction", contravariant=True, initialize=True):
     """A Pyomo model ``m`` with the scheme block ``m.dyn`` (controls fixed: square).
 

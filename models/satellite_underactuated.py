@@ -27,7 +27,7 @@ default tol 1e-8, 6.4·10⁵ at tol 1e-10).  500 unknowns, 405 equations and 251
 inequalities (250 increment bounds, the trace row).
 """
 
-from pyomo_mbdyn.models import satellite
+from pyomo_mbdyn.models import model_build, satellite
 
 __all__ = ["build", "DESCRIPTION", "STEPS", "HORIZON", "ROTORS"]
 
@@ -38,11 +38,13 @@ CONSERVED_MOMENTA = satellite.CONSERVED_MOMENTA
 ENERGY_BALANCE = satellite.ENERGY_BALANCE
 
 
-def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, guess="interpolate", **options):
-    """The underactuated reorientation OCP; ``guess`` and ``options``
-    (``configurations``, ``exclude_half_turns``) as in
-    :func:`pyomo_mbdyn.models.satellite.build` (the default guess differs: see
-    the module docstring)."""
-    m = satellite.build(scheme, steps, rotors=ROTORS, increment_bound=increment_bound, guess=guess, **options)
+@model_build
+def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, guess="interpolate", configurations="absolute",
+          exclude_half_turns=True):
+    """The underactuated reorientation OCP; ``guess``, ``configurations`` and
+    ``exclude_half_turns`` as in :func:`pyomo_mbdyn.models.satellite.build` (the
+    default guess differs: see the module docstring)."""
+    m = satellite.build(scheme, steps, rotors=ROTORS, increment_bound=increment_bound, guess=guess,
+                        configurations=configurations, exclude_half_turns=exclude_half_turns)
     m.name = "satellite-underactuated"
     return m

@@ -17,6 +17,7 @@ has a vanishing Jacobian at the solution, spec §0.5).
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, RigidBody
+from pyomo_mbdyn.models import model_build
 
 __all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "AXIS", "TARGET"]
 
@@ -45,6 +46,7 @@ def build_system():
 MINIMAL_UP_TO = 50
 
 
+@model_build
 def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, configurations=None):
     """The sphere OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem), with the
     three-turn initial guess.

@@ -69,6 +69,7 @@ angles (:mod:`pyomo_mbdyn.models.three_link_arm_dnco`, thesis Ch. 8).
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+from pyomo_mbdyn.models import model_build
 
 __all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "ALPHA0", "ALPHAF",
            "joint_angles"]
@@ -135,6 +136,7 @@ def joint_angles(q):
     return rel
 
 
+@model_build
 def build(scheme="rem", steps=None, case="free", configurations=None, keep_motors=None):
     """The arm OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem) with the
     interpolated guess (see the module docstring); N = 20 by default, and for
@@ -162,6 +164,10 @@ def build(scheme="rem", steps=None, case="free", configurations=None, keep_motor
     if not record(scheme).optimal_control:
         raise ConfigurationError(f"three-link-arm: scheme {scheme!r} not offered; use one of "
                                  f"{scheme_names(optimal_control=True)} or dnco")
+    if keep_motors is not None and (isinstance(keep_motors, bool) or keep_motors not in (1, 2, 3)
+                                    or not float(keep_motors).is_integer()):
+        raise ConfigurationError(f"three-link-arm: keep_motors must be the number of motors to keep, "
+                                 f"an integer in 1..3 (or None: all), got {keep_motors!r}")
     system = build_system(DAMPING if case == "damped" else 0.0)
     m = pyo.ConcreteModel("three-link-arm")
     form = CONFIGURATIONS.get(record(scheme).name) if configurations is None else configurations
@@ -185,7 +191,7 @@ def build(scheme="rem", steps=None, case="free", configurations=None, keep_motor
         for i in m.dyn.intervals:
             m.dyn.u[i, "wrist.angle"].setlb(0.0)
     if keep_motors is not None:
-        problem.select_actuators(keep_motors, MOTOR_BOUND, exactly=True)
+        problem.select_actuators(int(keep_motors), MOTOR_BOUND, exactly=True)
     guess = interpolated_trajectory(system, m.dyn.step_length, steps, theta_f)
     m.dyn.initialize_from(guess)
     m.problem = problem

@@ -32,6 +32,7 @@ import numpy as np
 from pyomo_mbdyn.mechanics.linalg import elementwise
 from pyomo_mbdyn.mechanics import HamiltonianSystem
 from pyomo_mbdyn.ocp.dnco import dnco_model
+from pyomo_mbdyn.models import model_build
 
 __all__ = ["build_system", "build", "evaluate", "mass_matrix", "potential", "centres_of_mass", "rest_to_rest_guess",
            "DESCRIPTION", "STEPS", "HORIZON", "ALPHA0", "ALPHAF", "LINKS"]
@@ -110,6 +111,7 @@ def rest_to_rest_guess(system, steps):
     return x, u
 
 
+@model_build
 def build(scheme="dnco", steps=STEPS, warm_start=None):
     """The arm problem ``m`` (``m.dyn`` a DNCOBlock), started from :func:`rest_to_rest_guess`.
 

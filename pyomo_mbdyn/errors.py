@@ -16,6 +16,11 @@ __all__ = [
     "SolverError",
     "SolveFailedError",
     "StructuralError",
+    "InputTypeError",
+    "ResultsFileError",
+    "MissingFileError",
+    "DestinationError",
+    "ModellingWarning",
 ]
 
 
@@ -72,3 +77,26 @@ class StructuralError(MbdynError, ValueError):
         "Every equation must be matched to its own unknown: check which boundary conditions are "
         "fixed and which equations are active (the indirect DNCO needs x_0 and x_N fully prescribed)."
     )
+
+
+class InputTypeError(MbdynError, TypeError):
+    """An argument is of a kind the library cannot use (a name where a body is expected, …)."""
+
+
+class ResultsFileError(ConfigurationError):
+    """A file is not a results archive this library can read: truncated, corrupted, not a
+    ``.npz`` archive, or an archive not written by :meth:`Trajectory.save`."""
+
+
+class MissingFileError(MbdynError, FileNotFoundError):
+    """A file to read does not exist."""
+
+
+class DestinationError(MbdynError, OSError):
+    """An output path cannot be written: a directory on the way is missing or is a file, the
+    path is a directory, or the file system refuses the write (permissions, read-only)."""
+
+
+class ModellingWarning(UserWarning):
+    """A legal but suspicious input: the library goes on with the documented behaviour and
+    says what it assumed (e.g. a joint point far from both bodies it joins)."""

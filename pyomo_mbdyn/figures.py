@@ -39,8 +39,7 @@ def model_figures(model_name, model, directory):
     dyn = getattr(model, "dyn", None)
     if dyn is None or not callable(getattr(dyn, "trajectory", None)) or getattr(dyn, "record", None) is None:
         raise ConfigurationError(f"model {model_name!r} has no scheme block model.dyn to draw")
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = plotting.output_directory(directory)  # a DestinationError before anything is drawn
     from pyomo_mbdyn.models import MODELS
 
     if model_name in MODELS:

@@ -29,11 +29,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from .errors import ConfigurationError
+from .errors import ConfigurationError, DestinationError
+from .trajectory import check_destination
 
 __all__ = ["plot_snapshots", "plot_coordinates", "plot_controls", "plot_conservation", "plot_costates",
            "plot_discrete_hamiltonian",
-           "animate", "body_geometry", "joint_geometry"]
+           "animate", "body_geometry", "joint_geometry", "output_directory"]
 
 DIRECTOR_COLORS = ("tab:red", "tab:green", "tab:blue")
 _ENERGY_TERMS = ("T", "V", "W", "D", "E")
@@ -476,6 +477,11 @@ def animate(system, q, path, fps=10, t=None, dpi=80, box=True):
     does, the paths of the centres of mass up to node k, and the node (and
     time) in the title, so that no two frames are alike (the GIF keeps all
     N+1).  The axes limits are those of the whole motion.  Returns the path.
+
+    The destination is checked before anything is drawn: a missing directory is
+    created (with its parents); a path that is a directory, lies under a file or
+    cannot be written raises :class:`~pyomo_mbdyn.errors.DestinationError` (an
+    ``OSError``) naming it.
     """
     from matplotlib.animation import PillowWriter
 
@@ -489,7 +495,7 @@ def animate(system, q, path, fps=10, t=None, dpi=80, box=True):
     path = Path(path)
     if path.suffix.lower() != ".gif":
         raise ConfigurationError(f"animate writes GIF files; path must end in .gif, got {str(path)!r}")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    check_destination(path, "animation", create_directory=True)
     fig = _new_figure(figsize=(5, 5))
     ax = fig.add_subplot(projection="3d")
     points = _points_of(system, q)
@@ -505,6 +511,31 @@ def animate(system, q, path, fps=10, t=None, dpi=80, box=True):
             ax.set_title(f"{system.name}: k = {k}" + ("" if t is None else f", t = {t[k]:.3f}"))
             writer.grab_frame()
     return path
+
+
+def output_directory(directory):
+    """The directory figures are written into, created (with its parents) when missing.
+
+    Raises :class:`~pyomo_mbdyn.errors.DestinationError` (an ``OSError``) naming
+    it when it is a file, lies under a file, or cannot be created or written.
+    Returns it as a :class:`~pathlib.Path`.
+    """
+    directory = Path(directory)
+    ancestor = directory
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        where = "it is" if ancestor == directory else f"{str(ancestor)!r} is"
+        raise DestinationError(f"cannot write figures into {str(directory)!r}: {where} a file, not a directory")
+    probe = directory / ".pyomo_mbdyn-write-test"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with open(probe, "ab"):
+            pass
+        probe.unlink()
+    except OSError as err:
+        raise DestinationError(f"cannot write figures into {str(directory)!r}: {err.strerror or err}") from None
+    return directory
 
 
 def plot_discrete_hamiltonian(t, Hd, ax=None, label="H^d"):

@@ -49,9 +49,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ConfigurationError
+from .errors import ConfigurationError, DestinationError, MissingFileError, ResultsFileError
 
-__all__ = ["Trajectory", "load", "column_names", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["Trajectory", "load", "column_names", "check_destination", "FORMAT", "FORMAT_VERSION"]
 
 #: name and version written into every archive's header
 FORMAT, FORMAT_VERSION = "pyomo_mbdyn.SolvedTrajectory", 1
@@ -62,6 +62,44 @@ _EXTRA_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 _HEADER = "header"
 #: extras that read as None when a trajectory does not carry them
 _KNOWN_EXTRAS = ("lam", "mu", "w", "theta", "vt", "p", "costates", "newton_iterations")
+
+
+def check_destination(path, what="file", create_directory=False):
+    """Refuse, before anything is computed or written, an output file that cannot be written.
+
+    Raises :class:`~pyomo_mbdyn.errors.DestinationError` (an ``OSError``) naming
+    ``path`` when it is a directory, when a directory on its way is a file, when
+    its directory does not exist (with ``create_directory`` it is created, as
+    plotting does), or when the file system refuses to create it (permissions,
+    read-only).  The check creates the file and removes it again if it did not
+    exist.  Returns ``path`` as a :class:`~pathlib.Path`.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise DestinationError(f"cannot write the {what} {str(path)!r}: it is a directory; give a file name")
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise DestinationError(f"cannot write the {what} {str(path)!r}: {str(ancestor)!r} is a file, not a directory")
+    if not path.parent.exists():
+        if not create_directory:
+            raise DestinationError(f"cannot write the {what} {str(path)!r}: the directory {str(path.parent)!r} "
+                                   "does not exist")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise DestinationError(f"cannot write the {what} {str(path)!r}: cannot create the directory "
+                                   f"{str(path.parent)!r} ({err.strerror or err})") from None
+    existed = path.exists()
+    try:
+        with open(path, "ab"):
+            pass
+    except OSError as err:
+        raise DestinationError(f"cannot write the {what} {str(path)!r}: {err.strerror or err}") from None
+    if not existed:
+        path.unlink()
+    return path
 
 
 def column_names(system):
@@ -235,8 +273,15 @@ class Trajectory:
                    velocities=velocities, metadata=dict(metadata or {}), extras=extras, system=system)
 
     @classmethod
-    def from_block(cls, dyn, extras=None, **metadata):
+    def from_block(cls, dyn, extras=None, *, allow_unsolved=False, **metadata):
         """``dyn.trajectory()`` of a scheme block, with more extras and metadata.
+
+        A block that was never solved — it holds exactly the values it was built
+        with and its model has no solver solution (``dyn.never_solved``) — is
+        refused with a :class:`ConfigurationError` unless ``allow_unsolved=True``:
+        its construction values (q_0 at every node, zero controls) are no motion.
+        A block whose values were set otherwise (``initialize_from``, by hand) is
+        read as it is.
 
         The metadata starts with ``model`` (the Pyomo model's name), ``system``,
         ``scheme``, ``steps``, ``horizon`` and ``h``; keyword arguments add to or
@@ -246,6 +291,11 @@ class Trajectory:
         """
         if not callable(getattr(dyn, "trajectory", None)) or not hasattr(dyn, "system"):
             raise ConfigurationError(f"Trajectory.from_block: {dyn!r} is not a scheme block (no trajectory())")
+        if not allow_unsolved and getattr(dyn, "never_solved", False):
+            raise ConfigurationError(
+                f"Trajectory.from_block: the {getattr(dyn, 'scheme', '')} block {dyn.name!r} of model "
+                f"{dyn.model().name!r} was never solved (it holds the values it was built with); solve it "
+                "first, or pass allow_unsolved=True to read them anyway")
         trajectory = dyn.trajectory()
         trajectory.metadata.update(_json_value(metadata, "metadata"))
         trajectory.extras.update({k: _numeric_array(v, f"extras[{k!r}]") for k, v in (extras or {}).items()})
@@ -302,6 +352,7 @@ class Trajectory:
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_name(path.name + ".npz")
+        check_destination(path, "results file")
         header = {"format": FORMAT, "version": FORMAT_VERSION, "coordinates": list(self.coordinates),
                   "controls": list(self.controls), "velocities": list(self.velocities),
                   "extras": list(self.extras), "metadata": self.metadata}
@@ -310,24 +361,55 @@ class Trajectory:
 
     @classmethod
     def load(cls, path):
-        """Read an archive written by :meth:`save` (no pickles are read)."""
+        """Read an archive written by :meth:`save` (no pickles are read).
+
+        Raises :class:`~pyomo_mbdyn.errors.MissingFileError` (a
+        ``FileNotFoundError``) when ``path`` does not exist and
+        :class:`~pyomo_mbdyn.errors.ResultsFileError` (a ``ValueError``) naming
+        the file when it is not such an archive: a directory, a text file, a
+        ``.npy`` array, a truncated or corrupted zip, an ``.npz`` of someone
+        else's arrays, another format version."""
         path = Path(path)
-        with np.load(path, allow_pickle=False) as archive:
+        if not path.exists():
+            raise MissingFileError(f"no results file {str(path)!r}")
+        if path.is_dir():
+            raise ResultsFileError(f"{path}: is a directory, not a results archive")
+        try:
+            archive = np.load(path, allow_pickle=False)
+        except Exception as err:  # numpy raises OSError, ValueError, EOFError, BadZipFile … here
+            raise ResultsFileError(
+                f"{path}: not a results archive (.npz written by Trajectory.save); numpy cannot read it as "
+                f"one: {type(err).__name__}: {err}") from None
+        if not hasattr(archive, "files"):  # a single .npy array
+            raise ResultsFileError(f"{path}: a single numpy array, not a results archive (.npz written by "
+                                   "Trajectory.save)")
+        with archive:
             if _HEADER not in archive.files:
-                raise ConfigurationError(f"{path}: not a SolvedTrajectory archive (no {_HEADER!r} member)")
-            header = json.loads(str(archive[_HEADER][()]))
-            if header.get("format") != FORMAT or header.get("version") != FORMAT_VERSION:
-                raise ConfigurationError(
-                    f"{path}: format {header.get('format')!r} version {header.get('version')!r}; "
-                    f"this library reads {FORMAT!r} version {FORMAT_VERSION}")
-            missing = [n for n in (*_ARRAYS, *(_EXTRA_PREFIX + k for k in header["extras"]))
-                       if n not in archive.files]
-            if missing:
-                raise ConfigurationError(f"{path}: archive lacks the arrays {missing}")
-            arrays = {name: archive[name] for name in _ARRAYS}
-            extras = {key: archive[_EXTRA_PREFIX + key] for key in header["extras"]}
-        return cls(**arrays, coordinates=header["coordinates"], controls=header["controls"],
-                   velocities=header["velocities"], metadata=header["metadata"], extras=extras)
+                raise ResultsFileError(f"{path}: not a SolvedTrajectory archive (no {_HEADER!r} member)")
+            try:
+                header = json.loads(str(archive[_HEADER][()]))
+                if not isinstance(header, dict):
+                    raise ValueError(f"the header is a JSON {type(header).__name__}, not an object")
+                if header.get("format") != FORMAT or header.get("version") != FORMAT_VERSION:
+                    raise ResultsFileError(
+                        f"{path}: format {header.get('format')!r} version {header.get('version')!r}; "
+                        f"this library reads {FORMAT!r} version {FORMAT_VERSION}")
+                missing = [n for n in (*_ARRAYS, *(_EXTRA_PREFIX + k for k in header["extras"]))
+                           if n not in archive.files]
+                if missing:
+                    raise ResultsFileError(f"{path}: archive lacks the arrays {missing}")
+                arrays = {name: archive[name] for name in _ARRAYS}
+                extras = {key: archive[_EXTRA_PREFIX + key] for key in header["extras"]}
+                fields = {key: header[key] for key in ("coordinates", "controls", "velocities", "metadata")}
+            except ResultsFileError:
+                raise
+            except Exception as err:  # truncated or corrupted members, a header of another layout
+                what = f"header lacks {err}" if isinstance(err, KeyError) else f"{type(err).__name__}: {err}"
+                raise ResultsFileError(f"{path}: corrupted or not written by Trajectory.save ({what})") from None
+        try:
+            return cls(**arrays, **fields, extras=extras)
+        except ConfigurationError as err:
+            raise ResultsFileError(f"{path}: inconsistent archive: {err}") from None
 
     # -- tables -------------------------------------------------------------------
     def to_dataframe(self):

@@ -17,7 +17,7 @@ expressions and CasADi symbols.
 
 import numpy as np
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, InputTypeError
 from .linalg import ROTATION_MAPS, as_array, contravariant, cross, dot, hat, matmul
 
 __all__ = ["Body", "RigidBody", "PointMass"]
@@ -118,9 +118,13 @@ class RigidBody(Body):
                  directors=None, points=None):
         super().__init__(name, mass)
         phi = _vector(position, "position", self)
-        D = np.eye(3) if directors is None else np.asarray(directors, dtype=float)
-        if D.shape != (3, 3) or not np.all(np.isfinite(D)):
-            raise ConfigurationError(f"{self}: directors must be a 3×3 array of numbers")
+        try:
+            D = np.eye(3) if directors is None else np.asarray(directors, dtype=float)
+        except (TypeError, ValueError):
+            D = None
+        if D is None or D.shape != (3, 3) or not np.all(np.isfinite(D)):
+            shown = directors.tolist() if isinstance(directors, np.ndarray) else directors
+            raise ConfigurationError(f"{self}: directors must be a 3×3 array of finite numbers, got {shown!r}")
         err = np.abs(D @ D.T - np.eye(3)).max()
         if err > _ORTHONORMAL_TOL:
             raise ConfigurationError(
@@ -131,16 +135,27 @@ class RigidBody(Body):
         if (inertia is None) == (euler is None):
             raise ConfigurationError(f"{self}: give exactly one of inertia= or euler=")
         spatial_points = {}
+        if points is not None and not isinstance(points, dict):
+            raise InputTypeError(f"{self}: points must be a dict {{name: (X_1, X_2, X_3)}}, "
+                                 f"got {type(points).__name__} {points!r}")
         if points:
             for pname, comps in points.items():
+                if not isinstance(pname, str) or not pname:
+                    raise ConfigurationError(f"{self}: point names must be non-empty strings, got {pname!r}")
                 spatial_points[pname] = phi + _vector(comps, f"point {pname!r}", self) @ D
         if euler is not None:
             E = _vector(euler, "euler", self)
             if np.any(E <= 0):
                 raise ConfigurationError(f"{self}: Euler-tensor values must be positive, got {E}")
         else:
-            J = np.asarray(inertia, dtype=float)
+            try:
+                J = np.asarray(inertia, dtype=float)
+            except (TypeError, ValueError):
+                raise ConfigurationError(f"{self}: inertia must be 3 principal moments or a 3×3 tensor, "
+                                         f"got {inertia!r}") from None
             if J.shape == (3, 3):
+                if not np.all(np.isfinite(J)):
+                    raise ConfigurationError(f"{self}: inertia tensor must be finite, got {J.tolist()}")
                 if np.abs(J - J.T).max() > 1e-12 * max(1.0, np.abs(J).max()):
                     raise ConfigurationError(f"{self}: inertia tensor is not symmetric")
                 J_principal, V = np.linalg.eigh(J)
@@ -156,7 +171,7 @@ class RigidBody(Body):
             if np.any(E <= 0):
                 i = int(np.argmin(E))
                 raise ConfigurationError(
-                    f"{self}: inertia {tuple(J)} violates the triangle inequality "
+                    f"{self}: inertia {tuple(J.tolist())} violates the triangle inequality "
                     f"J_{i + 1} < J_{(i + 1) % 3 + 1} + J_{(i + 2) % 3 + 1}"
                 )
         self.euler = E

@@ -67,11 +67,12 @@ carried rigidly; the six constraints fix δ and the relative rotation.
 """
 
 import itertools
+import warnings
 
 import numpy as np
 
-from ..errors import AssemblyError, ConfigurationError
-from .bodies import Body, PointMass, RigidBody
+from ..errors import AssemblyError, ConfigurationError, InputTypeError, ModellingWarning
+from .bodies import Body, PointMass, RigidBody, _vector
 from .linalg import ROTATION_MAPS, as_array, axis_rotation, cross, dot, hat, is_unit_axis, matmul, scale, shared_array
 
 __all__ = [
@@ -101,15 +102,22 @@ class _Ground(RigidBody):
 GROUND = _Ground()
 
 _ASSEMBLY_TOL = 1e-8
+#: a joint point farther than this many body sizes from every rigid body it joins is
+#: reported by a ModellingWarning (see :class:`Joint`)
+FAR_JOINT_FACTOR = 20.0
 
 
 def _unit(v, what, owner):
-    v = np.asarray(v, dtype=float).reshape(-1)
+    given = v
+    try:
+        v = np.asarray(v, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ConfigurationError(f"{owner}: {what} must be 3 finite numbers, got {given!r}") from None
     if v.shape != (3,) or not np.all(np.isfinite(v)):
-        raise ConfigurationError(f"{owner}: {what} must be 3 finite numbers, got {v!r}")
+        raise ConfigurationError(f"{owner}: {what} must be 3 finite numbers, got {v.tolist()}")
     norm = np.linalg.norm(v)
     if norm < 1e-12:
-        raise ConfigurationError(f"{owner}: {what} must be non-zero, got {tuple(v)}")
+        raise ConfigurationError(f"{owner}: {what} must be non-zero, got {tuple(v.tolist())}")
     return v / norm
 
 
@@ -193,6 +201,13 @@ class Joint:
         normalisation); fixed in the parent.  Required for revolute,
         prismatic, cylindrical (axis), planar (normal), universal (first axis).
 
+    Warns
+    -----
+    ModellingWarning
+        When the joint point lies more than :data:`FAR_JOINT_FACTOR` body sizes
+        from every rigid body it joins (e.g. a hinge 100 m from a 1 m link): legal,
+        the bodies are then joined by a massless link, but usually a slip.
+
     Hooks for subclasses: ``_setup()`` builds ``self._rotation_axes`` (list of
     ``(side, components)``), ``self._translation_axes`` (tuples of one parent
     vector's components, or two whose cross product is the axis) and
@@ -217,7 +232,7 @@ class Joint:
             parent = GROUND
         for role, body in (("parent", parent), ("child", child)):
             if not isinstance(body, Body):
-                raise TypeError(f"{self}: {role} must be a RigidBody or PointMass, got {body!r}")
+                raise InputTypeError(f"{self}: {role} must be a RigidBody or PointMass, got {body!r}")
         if child is GROUND:
             raise ConfigurationError(f"{self}: the ground cannot be a child; swap parent and child")
         if parent is child:
@@ -231,7 +246,7 @@ class Joint:
         if location is not None:
             if parent_point is not None or child_point is not None:
                 raise ConfigurationError(f"{self}: give location= or parent_point=/child_point=, not both")
-            loc = np.asarray(location, dtype=float)
+            loc = _vector(location, "location", self)
             self.parent_point = parent.components_of(loc - parent.q0[0:3])
             self.child_point = (np.zeros(3) if isinstance(child, PointMass)
                                 else child.components_of(loc - child.q0[0:3]))
@@ -252,6 +267,7 @@ class Joint:
         self._translation_axes = []  # parent components
         self._setup()
         self._check_assembly()
+        self._check_distance()
 
     def __repr__(self):
         return f"{type(self).__name__}({self.name!r})"
@@ -316,6 +332,32 @@ class Joint:
             a = _Vec("p", self.parent, np.eye(3)[i], False)
             b = _Vec("c", self.child, np.eye(3)[j], False)
             self._rows.append(("dot", [(1.0, a)], [(1.0, b)], float(dp[i] @ dc[j])))
+
+    def _check_distance(self):
+        """Warn when the joint point lies far from every rigid body the joint holds.
+
+        Legal (the bodies are then joined by a massless link), but usually a
+        slip in ``location``; the size of a body is the half-diagonal
+        ``√(3 Σ E_i / m)`` of its equivalent box, "far" is more than
+        :data:`FAR_JOINT_FACTOR` sizes.  The ground and point masses have no
+        size: a joint on a point mass sits at the particle (a particle on a
+        long rope is normal), and the ground is left out.
+        """
+        if not (self.parent.has_orientation and self.child.has_orientation):
+            return
+        distances = []
+        for body, point in ((self.parent, self.parent_point), (self.child, self.child_point)):
+            if body is GROUND:
+                continue
+            size = float(np.sqrt(3.0 * np.sum(body.euler) / body.mass))
+            spatial = np.asarray(body.point(body.q0, point), dtype=float)
+            distances.append((float(np.linalg.norm(spatial - body.q0[0:3])), size, body.name))
+        if distances and all(d > FAR_JOINT_FACTOR * size for d, size, _ in distances):
+            listing = ", ".join(f"{d:.3g} from {name!r} (size {size:.3g})" for d, size, name in distances)
+            warnings.warn(
+                f"{self}: the joint point lies far from the bodies it joins ({listing}): a massless link "
+                f"longer than {FAR_JOINT_FACTOR:g} body sizes; check location=/parent_point=/child_point=",
+                ModellingWarning, stacklevel=3)
 
     def _check_assembly(self):
         g = np.asarray(self.constraints(self.parent.q0, self.child.q0), dtype=float)

@@ -31,7 +31,7 @@ the applied joint torque/force; Rayleigh friction ``D = ½ νᵀ K ν``.
 
 import numpy as np
 
-from ..errors import AssemblyError, ConfigurationError
+from ..errors import AssemblyError, ConfigurationError, InputTypeError
 from .bodies import Body
 from .joints import GROUND, Joint
 from .linalg import as_array, dependent_rows, matmul, shared_array
@@ -98,7 +98,7 @@ class MultibodySystem:
     def add_bodies(self, *bodies):
         for body in bodies:
             if not isinstance(body, Body) or body is GROUND:
-                raise TypeError(f"{self}: expected a RigidBody or PointMass, got {body!r}")
+                raise InputTypeError(f"{self}: expected a RigidBody or PointMass, got {body!r}")
             if body.name in self.bodies:
                 which = "twice" if self.bodies[body.name] is body else "with a name already used"
                 raise ConfigurationError(f"{self}: body {body.name!r} added {which}")
@@ -108,7 +108,7 @@ class MultibodySystem:
     def add_joints(self, *joints):
         for joint in joints:
             if not isinstance(joint, Joint):
-                raise TypeError(f"{self}: expected a Joint, got {joint!r}")
+                raise InputTypeError(f"{self}: expected a Joint, got {joint!r}")
             if joint.name in self.joints or joint.name in self.bodies:
                 raise ConfigurationError(f"{self}: name {joint.name!r} is already used")
             for role, body in (("parent", joint.parent), ("child", joint.child)):
@@ -127,6 +127,9 @@ class MultibodySystem:
 
         ``target`` is a joint or body (or its name); ``dofs`` selects some of
         its coordinates by local name (``'angle'``, ``'vx'``, …); default all.
+        Each coordinate carries one control ``u[k, a]``: actuating a coordinate
+        that is already actuated is a :class:`ConfigurationError` (a second
+        call neither doubles the actuator nor replaces the selection).
         """
         names = self._coordinate_names_of(target)
         if dofs is not None:
@@ -138,6 +141,11 @@ class MultibodySystem:
                     f"{self}: {target} has no coordinates {unknown}; it has {sorted(full)}"
                 )
             names = [full[d] for d in wanted]
+        again = [n for n in names if n in self._actuated]
+        if again:
+            raise ConfigurationError(
+                f"{self}: {again} already actuated (by an earlier actuate of {target}); each coordinate "
+                f"carries one control, actuate it once; actuated: {self._actuated}")
         for n in names:
             if n not in self._actuated:
                 self._actuated.append(n)
@@ -181,7 +189,7 @@ class MultibodySystem:
 
     def _build_layout(self):
         if not self.bodies:
-            raise ConfigurationError(f"{self}: no bodies")
+            raise AssemblyError(f"{self}: no bodies; add them with add_bodies before using the system")
         offsets, n = {}, 0
         for body in self.bodies.values():
             offsets[body.name] = slice(n, n + body.n_coordinates)
@@ -287,6 +295,7 @@ class MultibodySystem:
     @property
     def q0(self):
         """Reference configuration."""
+        self.layout  # noqa: B018 - refuses a system without bodies
         return np.concatenate([b.q0 for b in self.bodies.values()])
 
     def body_coordinates(self, q, body):

@@ -29,10 +29,12 @@ Sign convention: ``u`` is minus the applied generalised force (see
 :mod:`pyomo_mbdyn.mechanics.system`); the effort objective does not see it.
 """
 
+import warnings
+
 import numpy as np
 import pyomo.environ as pyo
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, InputTypeError, ModellingWarning
 from ..mechanics.linalg import as_array, matmul
 from ..discretization import lagrangian_slopes
 
@@ -69,16 +71,26 @@ class OptimalControlProblem:
 
     # -- objective -------------------------------------------------------------
     def minimise_control_effort(self, weights=None):
-        """``J = h Σ_i Σ_a w_a u[i, a]²``; ``weights`` maps actuated names to w_a (default 1)."""
+        """``J = h Σ_i Σ_a w_a u[i, a]²``; ``weights`` maps actuated names to w_a (default 1).
+
+        Called once per problem (a second call is a :class:`ConfigurationError`:
+        the objective would be replaced silently)."""
         dyn = self.dyn
+        if weights is not None and not isinstance(weights, dict):
+            raise InputTypeError(f"minimise_control_effort: weights must be a dict {{actuated coordinate: w}}, "
+                                 f"got {type(weights).__name__} {weights!r}")
         w = {a: 1.0 for a in dyn.actuated}
         unknown = set(weights or {}) - set(w)
         if unknown:
-            raise ConfigurationError(f"no actuated coordinates {sorted(unknown)}; actuated: {list(w)}")
+            raise ConfigurationError(f"minimise_control_effort: no actuated coordinates {sorted(unknown)}; "
+                                     f"actuated: {list(w)}")
         w.update(weights or {})
-        bad = {a: value for a, value in w.items() if not (np.isfinite(float(value)) and float(value) > 0)}
+        bad = {a: value for a, value in w.items() if not _positive_number(value)}
         if bad:
             raise ConfigurationError(f"minimise_control_effort: weights must be positive and finite, got {bad}")
+        if self.block.component("control_effort") is not None:
+            raise ConfigurationError("minimise_control_effort: already called on this problem; a second call "
+                                     "would replace the objective — build a new problem for other weights")
         # the weights as stated, for the control equation u = -E λ / (2 w) (ocp.multipliers)
         self.block.effort_weights = pyo.Param(list(dyn.actuated), initialize={a: float(w[a]) for a in dyn.actuated})
         self.block.control_effort = pyo.Objective(
@@ -151,11 +163,20 @@ class OptimalControlProblem:
         blk = self.dyn.body[body]
         return np.array([blk.q[N, c] for c in blk.coordinates], dtype=object)
 
+    def _body(self, what, body):
+        bodies = self.dyn.system.bodies
+        if not isinstance(body, str) or body not in bodies:
+            raise ConfigurationError(f"{what}: no body named {body!r} in {self.dyn.system}; bodies: {list(bodies)}")
+        return bodies[body]
+
     def fix_final_position(self, body, target, point=(0, 0, 0)):
-        """The body point (components in the body frame) at ``target`` at t_N."""
-        b = self.dyn.system.bodies[body]
+        """The body point (components in the body frame, or the name of a body point) at
+        ``target`` (3 finite numbers) at t_N."""
+        b = self._body("fix_final_position", body)
+        target = _finite_vector(target, 3, f"fix_final_position of {body!r}: target")
+        components = b.point_components(point)
         q = self._final_q(body)
-        position = b.point(q, np.asarray(point, float)) if b.has_orientation else q[0:3]
+        position = b.point(q, components) if b.has_orientation else q[0:3]
         for k in range(3):
             self.block.final_position.add(position[k] == float(target[k]))
 
@@ -171,10 +192,14 @@ class OptimalControlProblem:
         R_N = R_target (trace 3), so the optimum is unchanged.  Off by default:
         it adds a row to the paper's problem sizes.
         """
+        b = self._body("fix_final_orientation", body)
+        if not b.has_orientation:
+            raise ConfigurationError(f"fix_final_orientation: {b} has no orientation (a point mass)")
+        R_target = _rotation_matrix(R_target, f"fix_final_orientation of {body!r}: R_target")
         q = self._final_q(body)
         d = [q[3:6], q[6:9], q[9:12]]
         R = np.array([[d[j][i] for j in range(3)] for i in range(3)], dtype=object)
-        E = matmul(np.asarray(R_target, float).T, R)
+        E = matmul(R_target.T, R)
         for i, j in ((2, 1), (0, 2), (1, 0)):
             self.block.final_orientation.add(E[i, j] - E[j, i] == 0)
         if exclude_half_turns:
@@ -200,18 +225,40 @@ class OptimalControlProblem:
           ``Φ(q_N) = 0`` deactivated since ``q_f`` fulfils it (otherwise LICQ fails).
 
         The form is the block's ``final_configuration_form`` (from its record).
+
+        Once per block: a second call (from this or another problem on the same
+        block) is a :class:`ConfigurationError` — it would override the first target
+        in the ``chart`` and ``nodes`` forms and contradict it in the ``increments``
+        form.  The ``nodes`` form fixes ``q(θ)``, in which a rotation angle is
+        known only modulo 2π: a target more than π from the start in a rotation
+        coordinate (``hinge.angle`` = 100 rad, say) gives a :class:`ModellingWarning`
+        — how many turns the motion makes is then left to the initial guess — and
+        the ``increments`` and ``chart`` forms (rem, dmocc, gc) impose the angle itself.
         """
         from ..discretization import chart, chart_coordinates
 
         dyn, system = self.dyn, self.dyn.system
         form = dyn.final_configuration_form
         N = dyn.config.steps
-        theta = np.asarray(theta, float).reshape(-1)
+        try:
+            theta = np.asarray(theta, float).reshape(-1)
+        except (TypeError, ValueError):
+            raise ConfigurationError(f"fix_final_configuration: expected {system.n_velocities} chart coordinates "
+                                     f"for {list(dyn.velocities)}, got {theta!r}") from None
         if theta.shape != (system.n_velocities,) or not np.all(np.isfinite(theta)):
             raise ConfigurationError(
                 f"fix_final_configuration: expected {system.n_velocities} finite chart coordinates "
                 f"for {list(dyn.velocities)}, got {theta.tolist()}")
+        previous = getattr(dyn, "_final_configuration_target", None)
+        if previous is not None:
+            raise ConfigurationError(
+                f"fix_final_configuration: the final configuration of the {dyn.scheme} block {dyn.name!r} is "
+                f"already fixed (θ = {previous}); a second call would override or contradict it — build a new "
+                f"problem (and block) for another target")
+        if form == "nodes":
+            self._warn_turns(theta)
         if form == "chart":
+            dyn._final_configuration_target = theta.tolist()
             for j, name in enumerate(dyn.velocities):
                 dyn.theta[N, name].fix(theta[j])
             return
@@ -228,11 +275,13 @@ class OptimalControlProblem:
                     "add up (free bodies, spherical or universal joints); impose the final state with "
                     "fix_final_position / fix_final_orientation instead")
             theta0 = chart_coordinates(system, dyn.q_initial)
+            dyn._final_configuration_target = theta.tolist()
             for j, name in enumerate(dyn.velocities):
                 self.block.final_configuration.add(
                     sum(dyn.w[i, name] for i in dyn.intervals) == float(theta[j] - theta0[j]))
             return
         q_f = np.asarray(chart(system, theta), float)
+        dyn._final_configuration_target = theta.tolist()
         for idx, (name, c) in enumerate(dyn._coordinate_index()):
             dyn.body[name].q[N, c].fix(q_f[idx])
         for name in system.bodies:
@@ -242,6 +291,25 @@ class OptimalControlProblem:
         for name in system.joints:
             for r in dyn.joint[name].rows:
                 dyn.joint[name].joint_constraint[N, r].deactivate()
+
+    def _warn_turns(self, theta):
+        """The ``nodes`` form knows rotation angles modulo 2π: say so for targets beyond π from the start."""
+        from ..discretization import chart_coordinates
+
+        dyn = self.dyn
+        theta0 = chart_coordinates(dyn.system, dyn.q_initial)
+        for j, name in enumerate(dyn.velocities):
+            if not name.split(".", 1)[1].startswith(("w", "angle")):
+                continue
+            change = float(theta[j] - theta0[j])
+            if abs(change) > np.pi:
+                wrapped = (change + np.pi) % (2 * np.pi) - np.pi
+                warnings.warn(
+                    f"fix_final_configuration on the {dyn.scheme} block {dyn.name!r}: {name} = {theta[j]:.6g} rad is "
+                    f"{change:.6g} rad from the start, but the {dyn.scheme} scheme fixes the final configuration "
+                    f"q(θ), which holds the angle only modulo 2π (as a change of {wrapped:.6g} rad): the number of "
+                    f"turns is left to the initial guess; rem, dmocc and gc impose the angle itself",
+                    ModellingWarning, stacklevel=3)
 
     def require_final_rest(self, drop=(), reduced=True):
         """Rest at t_N; ``drop`` names generalised velocities whose momentum rows
@@ -255,6 +323,15 @@ class OptimalControlProblem:
         discrete Legendre transform (see the module docstring)."""
         dyn = self.dyn
         N = dyn.config.steps
+        drop = [drop] if isinstance(drop, str) else list(drop)
+        unknown = [j for j in drop if j not in dyn.velocities]
+        if unknown:
+            raise ConfigurationError(f"require_final_rest: drop names {unknown}, which are not generalised "
+                                     f"velocities of the {dyn.scheme} block; they are {list(dyn.velocities)}")
+        if getattr(dyn, "_final_rest_required", False):
+            raise ConfigurationError(f"require_final_rest: already required on the {dyn.scheme} block "
+                                     f"{dyn.name!r}; the rows would be stated twice (redundant, LICQ fails)")
+        dyn._final_rest_required = True
         keep = [j for j in dyn.velocities if j not in set(drop)]
         form = dyn.record.final_rest
         if form == "chart_velocity":
@@ -384,3 +461,35 @@ class OptimalControlProblem:
             return
         self.block.rotation_increment = pyo.Constraint(
             dyn.intervals, rotations, rule=lambda b, i, j: (-limit, dyn.w[i, j], limit))
+
+
+def _positive_number(value):
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return False
+    return bool(np.isfinite(value) and value > 0)
+
+
+def _finite_vector(value, size, what):
+    try:
+        v = np.asarray(value, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ConfigurationError(f"{what} must be {size} finite numbers, got {value!r}") from None
+    if v.shape != (size,) or not np.all(np.isfinite(v)):
+        raise ConfigurationError(f"{what} must be {size} finite numbers, got {value!r}")
+    return v
+
+
+def _rotation_matrix(value, what, tol=1e-8):
+    try:
+        R = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ConfigurationError(f"{what} must be a 3×3 rotation matrix, got {value!r}") from None
+    if R.shape != (3, 3) or not np.all(np.isfinite(R)):
+        raise ConfigurationError(f"{what} must be a 3×3 rotation matrix of finite numbers, got {value!r}")
+    err = np.abs(R.T @ R - np.eye(3)).max()
+    if err > tol or np.linalg.det(R) < 0:
+        raise ConfigurationError(f"{what} is not a rotation (max |RᵀR - I| = {err:.2e}, det = "
+                                 f"{np.linalg.det(R):.3g}): give an orthonormal, right-handed matrix")
+    return R

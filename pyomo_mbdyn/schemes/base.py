@@ -33,17 +33,17 @@ rates) and which systems are accepted (friction, closed loops).
 """
 
 import logging
+import numbers
 import sys
 
 import numpy as np
 import pyomo.environ as pyo
-from pyomo.common.config import (ConfigDict, ConfigValue, In, PositiveFloat, PositiveInt,
-                                  document_kwargs_from_configdict)
+from pyomo.common.config import ConfigDict, ConfigValue, In, document_kwargs_from_configdict
 from pyomo.core.base.block import BlockData, declare_custom_block
 
 from ..discretization.common import interval_joint_rates, step_scalar
 from ..discretization.registry import record
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, InputTypeError
 from ..mechanics import CoordinateSystem, MultibodySystem
 from ..mechanics.linalg import sharing
 from ..mechanics.system import coordinate_names
@@ -74,6 +74,24 @@ def array_or_dict(value):
     return np.asarray(value, dtype=float)
 
 
+def positive_int(value):
+    """A whole number ≥ 1 (an integral float such as 40.0 is taken; bools and strings are not)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"expected a positive integer, got {type(value).__name__} {value!r}")
+    if not (np.isfinite(value) and float(value).is_integer() and value >= 1):
+        raise ValueError(f"expected a positive integer, got {value!r}")
+    return int(value)
+
+
+def positive_finite_float(value):
+    """A finite number > 0 (NaN and inf are refused)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"expected a positive finite number, got {type(value).__name__} {value!r}")
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"expected a positive finite number, got {value!r}")
+    return float(value)
+
+
 def horizon_bounds(value):
     """``(lower, upper)`` with 0 < lower < upper < inf, or None."""
     if value is None:
@@ -91,9 +109,9 @@ def grid_config(name="scheme", system=multibody_system, system_doc="The Multibod
     """The options every scheme block accepts: the system and the grid."""
     config = ConfigDict(description=name, implicit=False)
     config.declare("system", ConfigValue(domain=system, description=system_doc))
-    config.declare("steps", ConfigValue(domain=PositiveInt, description=f"Number of time steps N (≥ {min_steps})."))
+    config.declare("steps", ConfigValue(domain=positive_int, description=f"Number of time steps N (≥ {min_steps})."))
     config.declare("horizon", ConfigValue(
-        domain=PositiveFloat, description="Final time T > 0 (with free_horizon: its initial value)."))
+        domain=positive_finite_float, description="Final time T > 0 (with free_horizon: its initial value)."))
     return config
 
 
@@ -234,8 +252,8 @@ class SchemeBlockData(BlockData):
                 f"are {list(self.CONFIG.keys())} (help({self.record.block.rpartition(':')[2]}) describes them)")
         try:
             self.config = self.CONFIG(options)
-        except (ValueError, TypeError) as err:
-            raise ConfigurationError(f"{self.scheme} block: {err}") from None
+        except (ValueError, TypeError) as err:  # Pyomo's message, on one line
+            raise ConfigurationError(f"{self.scheme} block: {' '.join(str(err).split())}") from None
         for required in self.required:
             if self.config[required] is None:
                 raise ConfigurationError(f"{self.scheme} block: option {required!r} is required")
@@ -245,6 +263,23 @@ class SchemeBlockData(BlockData):
         except Exception:
             logger.exception("Failure in build of %s block %s", self.scheme, self.name)
             raise
+        self._built_fingerprint = self._value_fingerprint()
+
+    def _value_fingerprint(self):
+        """A hash of the current values of the block's variables."""
+        return hash(tuple(v.value for v in self.component_data_objects(pyo.Var, descend_into=True)))
+
+    @property
+    def never_solved(self):
+        """True while the block holds exactly the values it was built with and its model
+        has no solver solution loaded: nothing (a solver, ``initialize_from``, a user)
+        has set its variables since construction.  :meth:`Trajectory.from_block
+        <pyomo_mbdyn.trajectory.Trajectory.from_block>` refuses such a block unless asked."""
+        fingerprint = getattr(self, "_built_fingerprint", None)
+        solutions = getattr(getattr(self.model(), "solutions", None), "solutions", ())
+        if fingerprint is None or len(solutions):
+            return False
+        return self._value_fingerprint() == fingerprint
 
     @property
     def record(self):
@@ -689,6 +724,11 @@ class MultibodyBlockData(SchemeBlockData):
                 raise ConfigurationError(
                     f"{self.scheme} block: controls must have shape ({N}, {len(actuated)}) for "
                     f"the actuated coordinates {actuated}, got {U.shape}")
+        if not np.all(np.isfinite(U)):
+            i, a = np.argwhere(~np.isfinite(U))[0]
+            raise ConfigurationError(
+                f"{self.scheme} block: controls must be finite; the control of {actuated[a]!r} on "
+                f"interval {i} is {float(U[i, a])}")
         for i in self.intervals:
             for a, name in enumerate(actuated):
                 self.u[i, name].fix(U[i, a])
@@ -738,8 +778,14 @@ class MultibodyBlockData(SchemeBlockData):
 
     def initialize_from(self, trajectory):
         """Set variable values from a simulated trajectory of the same grid (and, with a
-        free horizon, the final time from the trajectory's last node time)."""
+        free horizon, the final time from the trajectory's last node time).
+
+        The trajectory must be one of this system on this grid (N+1 nodes of n
+        coordinates, N intervals of the actuated coordinates) with finite values
+        wherever they are read; otherwise a :class:`ConfigurationError` names the
+        array, its shape or the first bad entry, and no variable is changed."""
         lifted, velocities = self._node_variables()
+        self._check_guess(trajectory, {"q": lifted, "v": velocities, "u": True, "nu": self.record.joint_rates})
         if self.free_horizon and trajectory.t is not None and len(trajectory.t) == self.config.steps + 1:
             self.final_time.set_value(float(trajectory.t[-1]), skip_validation=True)
         for k in self.nodes:
@@ -756,6 +802,33 @@ class MultibodyBlockData(SchemeBlockData):
                 if not self.u[i, name].fixed:  # a guess may lie beyond torque bounds: the solver moves it inside
                     self.u[i, name].set_value(trajectory.u[i, a], skip_validation=True)
         self._initialize_scheme(trajectory)
+
+    def _check_guess(self, trajectory, used):
+        """Refuse a guess that is not a Trajectory of this block's grid, or has NaN/inf where it is read."""
+        if not isinstance(trajectory, Trajectory):
+            raise InputTypeError(f"{self.scheme} block {self.name!r}: initialize_from needs a Trajectory "
+                                 "(simulate(...), dyn.trajectory(), results.load(...)), "
+                                 f"got {type(trajectory).__name__}")
+        N, system = self.config.steps, self.system
+        expected = {"q": (N + 1, system.n), "v": (N + 1, system.n), "u": (N, len(self.actuated)),
+                    "nu": (N, len(self.velocities))}
+        for name, shape in expected.items():
+            array = getattr(trajectory, name)
+            if not used[name] and name != "q":
+                continue
+            if array.shape != shape:
+                raise ConfigurationError(
+                    f"{self.scheme} block {self.name!r}: initialize_from: the trajectory's {name} has shape "
+                    f"{array.shape}, this block needs {shape} (N = {N} steps, n = {system.n} coordinates, "
+                    f"{len(self.actuated)} controls): a trajectory of another grid or system")
+            if used[name] and not np.all(np.isfinite(array)):
+                row, col = np.argwhere(~np.isfinite(array))[0]
+                names = {"q": trajectory.coordinates, "v": trajectory.coordinates, "u": trajectory.controls,
+                         "nu": trajectory.velocities}[name]
+                label = names[col] if col < len(names) else col
+                raise ConfigurationError(
+                    f"{self.scheme} block {self.name!r}: initialize_from: the trajectory's {name}[{row}, {label!r}] "
+                    f"is {array[row, col].item()!r}; a guess must be finite where the block reads it")
 
     def _initialize_scheme(self, trajectory):
         """Hook: set the scheme's own variables (multipliers, increments) from a trajectory."""

@@ -13,7 +13,7 @@ import logging
 import numpy as np
 import pandas as pd
 import pyomo.environ as pyo
-from pyomo.common.config import Bool, ConfigValue, In, NonNegativeFloat
+from pyomo.common.config import Bool, ConfigValue, In
 
 from ..discretization.hamiltonian import (GRADIENTS, GUARD, check_gradient, costate_residual,
                                           discrete_gradient, discrete_hamiltonian, state_residual)
@@ -43,7 +43,17 @@ def vector(value):
     a = np.asarray(value, dtype=float)
     if a.ndim != 1:
         raise ValueError(f"expected a vector, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"expected finite numbers, got {a.tolist()}")
     return a
+
+
+def guard_value(value):
+    """δ ≥ 0, finite."""
+    delta = float(value)
+    if not (np.isfinite(delta) and delta >= 0):
+        raise ValueError(f"expected a finite number ≥ 0, got {value!r}")
+    return delta
 
 
 def dnco_config():
@@ -59,7 +69,7 @@ def dnco_config():
                       ("initial_momentum", "p(0) (default 0)"), ("final_momentum", "p(T) (default 0)")):
         config.declare(key, ConfigValue(default=None, domain=vector, description=f"{text}, length n."))
     config.declare("guard", ConfigValue(
-        default=GUARD, domain=NonNegativeFloat, description="δ in the guarded denominators Δx·Δx + δ²."))
+        default=GUARD, domain=guard_value, description="δ in the guarded denominators Δx·Δx + δ²."))
     config.declare("check_structure", ConfigValue(
         default=True, domain=Bool,
         description="indirect: verify zero degrees of freedom and structural non-singularity after build."))

@@ -202,7 +202,13 @@ def check_initial_state(system, q0, v0, tol=1e-9):
     """Raise if (q0, v0) is off the constraint manifold (position or velocity level)."""
     q0, v0 = np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)
     if q0.shape != (system.n,) or v0.shape != (system.n,):
-        raise ConfigurationError(f"initial state must have length n = {system.n}, got {q0.shape}, {v0.shape}")
+        raise ConfigurationError(f"{system}: initial state must have length n = {system.n}; got the initial "
+                                 f"configuration of shape {q0.shape} and the initial velocity of shape {v0.shape}")
+    for what, x in (("configuration", q0), ("velocity", v0)):
+        if not np.all(np.isfinite(x)):
+            i = int(np.flatnonzero(~np.isfinite(x))[0])
+            raise ConfigurationError(f"{system}: the initial {what} must be finite; entry {i} "
+                                     f"({system.coordinates[i]}) is {float(x[i])}")
     phi = np.abs(np.asarray(system.constraints(q0), dtype=float)).max(initial=0)
     if phi > tol:
         raise ConfigurationError(f"{system}: initial configuration is off the constraint manifold "
