@@ -49,6 +49,7 @@ import subprocess
 import sys
 import time
 
+from pyomo.common.errors import DeveloperError
 from pyomo.common.tempfiles import TempfileManager
 from pyomo.core.base.var import Var
 from pyomo.opt import SolverResults, SolverStatus, TerminationCondition
@@ -57,6 +58,7 @@ from pyomo.solvers.plugins.solvers.IPOPT import IPOPT
 from ..errors import ConfigurationError, SolverError, UnsupportedModelError
 from .ampl_driver import bonmin_stopped_by_time
 from .evaluation import INVALID_NUMBER, check_finite_start, invalid_rows
+from .pyomo_to_casadi import NONSMOOTH_ADVICE
 from .selection import library_version
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
@@ -171,7 +173,14 @@ class _CasadiAmplSolver(IPOPT):
     def _presolve(self, *args, **kwds):
         self._model = args[0] if args else None
         t0 = time.perf_counter()
-        super()._presolve(*args, **kwds)
+        try:
+            super()._presolve(*args, **kwds)
+        except DeveloperError:  # Pyomo's .nl writer has no min()/max(): name where they are
+            where = _nonsmooth_rows(self._model) if self._model is not None else []
+            if not where:
+                raise
+            raise UnsupportedModelError(
+                f"{self.name}: {where[0][1]} in {where[0][0]} cannot be solved ({NONSMOOTH_ADVICE})") from None
         self.timings["write"] = time.perf_counter() - t0
         if not self.integer_capable:
             discrete = self._discrete_variables()
@@ -343,6 +352,25 @@ class _CasadiAmplSolver(IPOPT):
         ):
             self._load_solutions = False
         return results
+
+
+def _nonsmooth_rows(model):
+    """``[(component, "min()" | "max()")]`` for the active rows and objectives using them."""
+    import pyomo.environ as pyo
+
+    found = []
+    for component in list(model.component_data_objects(pyo.Objective, active=True)) + \
+            list(model.component_data_objects(pyo.Constraint, active=True)):
+        kind = "objective" if component.ctype is pyo.Objective else "constraint"
+        stack = [component.expr]
+        while stack:
+            node = stack.pop()
+            name = type(node).__name__
+            if name in ("MaxExpression", "MinExpression"):
+                found.append((f"{kind} '{component.name}'", "max()" if name == "MaxExpression" else "min()"))
+                break
+            stack.extend(getattr(node, "args", ()) or ())
+    return found
 
 
 class CasadiIpoptNL(_CasadiAmplSolver):

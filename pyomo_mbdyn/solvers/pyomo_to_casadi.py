@@ -27,8 +27,12 @@ values and the discrete flags Bonmin needs.
 Constructs CasADi cannot represent (``Expr_if``, external functions, logical
 expressions, piecewise components, SOS constraints) raise
 :class:`~pyomo_mbdyn.errors.UnsupportedModelError` naming the constraint or
-objective (and the named Expression) in which they occur.  ``abs``, ``min`` and
-``max`` are translated to CasADi's ``fabs``, ``fmin`` and ``fmax``.
+objective (and the named Expression) in which they occur.  So do the nonsmooth
+functions ``abs``, ``min``, ``max``, ``ceil`` and ``floor``: IPOPT and Bonmin's
+NLP solves assume twice continuously differentiable functions, and a kink at the
+optimum stalls them (``abs(x - 1)`` in an objective ends at the iteration
+limit); the error says how to reformulate (:data:`NONSMOOTH_ADVICE`).  The AMPL
+path refuses the same (:mod:`pyomo_mbdyn.solvers.nl_file`).
 """
 
 from dataclasses import dataclass, field
@@ -132,15 +136,22 @@ _UNARY = {
     "atanh": ca.OP_ATANH,
     "exp": ca.OP_EXP,
     "sqrt": ca.OP_SQRT,
-    "ceil": ca.OP_CEIL,
-    "floor": ca.OP_FLOOR,
-    "abs": ca.OP_FABS,
     "log10": None,  # log(x) / log(10), as casadi.log10
 }
+
+#: how to state a nonsmooth function smoothly, for the error that refuses it
+NONSMOOTH_ADVICE = ("nonsmooth: IPOPT needs twice-differentiable functions; reformulate it, e.g. |x| as "
+                    "sqrt(x**2 + eps**2) or as x = xp - xn with xp, xn >= 0 and |x| = xp + xn, max(a, b) "
+                    "as t >= a, t >= b with t minimised")
+
+#: nonsmooth unary functions, refused by name
+_NONSMOOTH = ("abs", "ceil", "floor")
 
 
 def _unary(node, vals):
     name = node.getname()
+    if name in _NONSMOOTH:
+        raise _Unsupported(f"{name}() ({NONSMOOTH_ADVICE})")
     if name not in _UNARY:
         raise _Unsupported(f"the function {name}()")
     v = vals[0]
@@ -174,10 +185,10 @@ def _handlers():
         E.PowExpression: _power,
         E.NegationExpression: _negation,
         E.UnaryFunctionExpression: _unary,  # also AbsExpression ('abs')
-        E.MaxExpression: _fold(ca.OP_FMAX),
-        E.MinExpression: _fold(ca.OP_FMIN),
     }
     unsupported = {
+        E.MaxExpression: f"max() ({NONSMOOTH_ADVICE})",
+        E.MinExpression: f"min() ({NONSMOOTH_ADVICE})",
         E.Expr_ifExpression: "if-then-else (Pyomo Expr_if)",
         E.ExternalFunctionExpression: "external function",
         E.RelationalExpression: "relational expression",

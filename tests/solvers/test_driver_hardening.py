@@ -124,3 +124,24 @@ def test_an_evaluation_error_names_the_row(name):
     assert results.solver.termination_condition == pyo.TerminationCondition.error
     assert "Invalid number" in results.solver.message
     assert "At the starting point: logarithm (ValueError: math domain error)" in results.solver.message
+
+
+def _nonsmooth(kind):
+    from pyomo.core.expr import MaxExpression, MinExpression
+
+    m = _model()
+    term = {"abs": lambda: abs(m.x - 1), "max": lambda: MaxExpression((m.x, m.y)),
+            "min": lambda: MinExpression((m.x, m.y)), "floor": lambda: pyo.floor(m.x)}[kind]()
+    m.kink = pyo.Constraint(expr=term <= 2)
+    return m
+
+
+@pytest.mark.parametrize("name", ["casadi_ipopt", "casadi_ipopt_nl"])
+@pytest.mark.parametrize("kind", ["abs", "max", "min", "floor"])
+def test_nonsmooth_functions_are_refused_by_name(tempdir, name, kind):
+    """IPOPT assumes twice-differentiable functions: abs/min/max/floor refused, the row named,
+    a smooth reformulation suggested (both paths; Pyomo's .nl writer cannot write min/max)."""
+    with pytest.raises(UnsupportedModelError, match=f"{kind}\\(\\).*constraint 'kink'|constraint 'kink'.*") as info:
+        pyo.SolverFactory(name).solve(_nonsmooth(kind))
+    assert f"{kind}()" in str(info.value) and "kink" in str(info.value)
+    assert isinstance(info.value, ValueError)

@@ -97,13 +97,16 @@ def _slsqp(m, start):
                     if not c.equality]
     bounds = [(v.lb, v.ub) for v in xs]
     result = minimize(lambda z: at(z, m.objective), start, method="SLSQP", bounds=bounds, constraints=constraints,
-                      options={"ftol": 1e-13, "maxiter": 1000})
-    assert result.success, result.message
+                      options={"ftol": 1e-12, "maxiter": 1000})
+    # SLSQP's "positive directional derivative in linesearch" (status 8) is its way of
+    # stopping at the optimum within its precision: the comparison below still decides
+    assert result.success or result.status == 8, result.message
     return result.x, result.fun
 
 
 @given(problem=convex_nlps())
 @example(problem=(6, 5, 2, [False, False, True, False, False, True], 2))  # ripopt: max iterations
+@example(problem=(2, 0, 1, [True, False], 26688118))  # ripopt fails, SLSQP status 8
 def test_casadi_ipopt_and_ripopt_reach_the_same_optimum(problem):
     solved = _solve("casadi_ipopt", build(*problem))
     assert solved is not None, "casadi_ipopt did not solve a well-posed convex problem"

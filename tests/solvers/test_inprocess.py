@@ -228,17 +228,23 @@ def test_external_function_is_refused_naming_the_constraint():
         pyo.SolverFactory("casadi_ipopt").solve(m)
 
 
-def test_abs_min_max_are_translated():
+def test_log10_is_translated_and_abs_refused_as_nonsmooth():
+    """log10 is translated; abs (like min, max, floor, ceil) is refused by name since
+    issue 18 — IPOPT assumes twice-differentiable functions
+    (tests/solvers/test_driver_hardening.py covers each and both paths)."""
     m = pyo.ConcreteModel()
     m.x = pyo.Var(initialize=0.5, bounds=(-2, 2))
     m.y = pyo.Var(initialize=0.5, bounds=(-2, 2))
     m.obj = pyo.Objective(expr=(m.x - 1.5) ** 2 + (m.y + 1.5) ** 2)
-    m.c = pyo.Constraint(expr=abs(m.x) + pyo.log10(100 + m.y**2) <= 3)
+    m.c = pyo.Constraint(expr=m.x + pyo.log10(100 + m.y**2) <= 3)
     nlp = translate(m)
     assert nlp.visits > 0
     res = pyo.SolverFactory("casadi_ipopt").solve(m)
     assert res.solver.termination_condition == TC.optimal
     assert pyo.value(m.c.body) == pytest.approx(3.0, abs=1e-7)
+    m.c.set_value(abs(m.x) + pyo.log10(100 + m.y**2) <= 3)
+    with pytest.raises(UnsupportedModelError, match="abs\\(\\) \\(nonsmooth.*constraint 'c'"):
+        pyo.SolverFactory("casadi_ipopt").solve(m)
 
 
 # ------------------------------------------------------------ the model is read at solve time
