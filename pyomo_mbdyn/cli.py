@@ -273,6 +273,69 @@ def _cmd_multistart(args):
     return _cmd_study(args, "multistart")
 
 
+def _cmd_diagnose(args):
+    """``diagnose MODEL``: build the model as ``run`` does (``--scheme``, ``--steps``,
+    ``--set``), optionally solve it (``--solve``), and print the report of
+    :func:`pyomo_mbdyn.diagnosis.diagnose` at the model's point (after a failed solve:
+    at the solver's final point, which is not loaded).  ``--json``: one object
+    ``{"model", "scheme", "steps", "status": "ok", "diagnosis": {...}}`` with ``"solve":
+    {"solver", "status", "message", "iterations"}`` after ``--solve``; a bad request
+    ``{"model", "status": "error", "error"}`` and exit status 2.  A diagnosis that finds
+    problems is still a successful run: exit status 0."""
+    import importlib
+
+    from pyomo_mbdyn.models import MODELS
+
+    from .diagnosis import diagnose
+    from .errors import ConfigurationError, MbdynError
+    from .studies.run import _check_options
+
+    request = {"model": args.model, "scheme": args.scheme, "steps": args.steps}
+    try:
+        if args.model not in MODELS:
+            raise ConfigurationError(f"unknown model {args.model!r}; available: {sorted(MODELS)}")
+        module = importlib.import_module(MODELS[args.model])
+        kwds = parse_settings(args.set)
+        _check_options(args.model, module, kwds)
+        kwds.update({k: v for k, v in (("scheme", args.scheme), ("steps", args.steps)) if v is not None})
+        model = module.build(**kwds)
+        if args.solve:
+            from .solvers import get_solver
+
+            opt = get_solver(args.solver, model=model)
+    except MbdynError as err:
+        if args.json:
+            print(json.dumps({**request, "status": "error", "error": str(err)}))
+        print(f"pyomo-mbdyn: {args.model}: {err}", file=sys.stderr)
+        return EXIT_BAD_REQUEST
+    solved, failed_results = None, None
+    if args.solve:
+        from .ocp.solve import SUCCESS
+
+        try:
+            results = opt.solve(model)
+            status = str(results.solver.termination_condition)
+            solved = {"solver": opt.name, "status": status, "message": results.solver.message,
+                      "iterations": getattr(results.solver, "iterations", None)}
+            if status not in SUCCESS:
+                failed_results = results
+        except (MbdynError, ValueError) as err:  # refused by the solver: diagnose the model as built
+            solved = {"solver": opt.name, "status": getattr(err, "status", None) or "error", "error": str(err)}
+    diagnosis = diagnose(model, results=failed_results)
+    if args.json:
+        out = {**request, "status": "ok", "diagnosis": diagnosis.to_dict()}
+        out["scheme"] = getattr(getattr(model, "dyn", None), "scheme", args.scheme)
+        if solved is not None:
+            out["solve"] = solved
+        print(json.dumps(out))
+        return 0
+    if solved is not None:
+        said = solved.get("message") or solved.get("error") or ""
+        print(f"solve ({solved['solver']}): {solved['status']}" + (f" — {said}" if said else ""))
+    print(diagnosis)
+    return 0
+
+
 def _add_study_arguments(parser):
     parser.add_argument("--solver", default=None, help="solver name (default: get_solver())")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
@@ -350,6 +413,18 @@ def build_parser():
     multi.add_argument("--steps", type=int, default=None, help="number of time steps N")
     _add_study_arguments(multi)
     multi.set_defaults(func=_cmd_multistart)
+    diag = sub.add_parser("diagnose", help="structural and numerical diagnosis of a built model "
+                                            "(dependent equations, residuals, conditioning)")
+    diag.add_argument("model")
+    diag.add_argument("--scheme", default=None, help="discrete scheme (bem, rem, ...)")
+    diag.add_argument("--steps", type=int, default=None, help="number of time steps N")
+    diag.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
+                      help="a model option, as for run (JSON-typed VALUE)")
+    diag.add_argument("--solve", action="store_true",
+                      help="solve first, then diagnose the solution (or the solver's final point)")
+    diag.add_argument("--solver", default=None, help="solver for --solve (default: get_solver())")
+    diag.add_argument("--json", action="store_true", help="print one JSON object")
+    diag.set_defaults(func=_cmd_diagnose)
     return parser
 
 

@@ -13,7 +13,7 @@ import pyomo_mbdyn
 #: ``models`` is there in an installed package (setup.cfg package_dir)
 RANK = {
     "errors": 0, "solvers": 1, "plugins": 1,
-    "mechanics": 2, "trajectory": 3, "diagnostics": 3,
+    "mechanics": 2, "trajectory": 3, "diagnostics": 3, "diagnosis": 3,
     "discretization": 4, "simulate": 5, "schemes": 6, "ocp": 7,
     "results": 8, "plotting": 8, "figures": 9, "studies": 9, "cli": 10, "models": 10, "__init__": 11,
 }

@@ -115,11 +115,25 @@ def solve(model, solver=None, options=None, tee=False, accept=SUCCESS):
     status = str(results.solver.termination_condition)
     if status not in accept:
         message = results.solver.message or ""
+        # the rows violated most where the solver stopped (the point kept in results after
+        # 'infeasible', loaded at a limit, else the start); cheap: one Pyomo evaluation of
+        # the rows, no Jacobian; a report that fails leaves the message as it was
+        from ..diagnosis import residual_summary
+
+        try:
+            residuals = residual_summary(model, results, k=5)
+        except Exception as err:  # noqa: BLE001 - the solver's failure is the error to report
+            logger.debug("no residuals for the failure message: %s", err)
+            residuals = ""
+        if residuals:
+            residuals = (f" {residuals} Dependent equations and conditioning: "
+                         "pyomo_mbdyn.diagnosis.diagnose(model), or pyomo-mbdyn diagnose MODEL.")
         raise SolveFailedError(
             f"{opt.name} ended with status {status!r}"
             + (f" ({message})" if message else "")
             + f" after {getattr(results.solver, 'iterations', '?')} iterations. "
-            + ADVICE.get(status, ADVICE["error"]),
+            + ADVICE.get(status, ADVICE["error"])
+            + residuals,
             status=status)
     return results
 
