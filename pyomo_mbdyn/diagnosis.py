@@ -69,6 +69,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .errors import ConfigurationError
+from .solvers.evaluation import expression_value
 
 __all__ = [
     "CONFIG",
@@ -232,43 +233,9 @@ def _plain(obj):
 
 # ------------------------------------------------------------------ residuals (Pyomo)
 def _evaluate(expr, memo):
-    """The value of a Pyomo expression, every shared subexpression once (``memo``,
-    id → value, shared across rows); NaN where a value is missing or an operation
-    fails (log of a negative, division by zero).  Iterative: no recursion limit."""
-    import pyomo.environ as pyo
-
-    if isinstance(expr, (int, float)):
-        return float(expr)
-    stack = [expr]
-    while stack:
-        e = stack[-1]
-        if isinstance(e, (int, float)) or id(e) in memo:
-            stack.pop()
-            continue
-        if e.is_named_expression_type():
-            children = [e.expr]
-        elif e.is_expression_type():
-            children = list(e.args)
-        else:
-            value = pyo.value(e, exception=False)
-            memo[id(e)] = (e, math.nan if value is None else value)
-            stack.pop()
-            continue
-        pending = [c for c in children if not isinstance(c, (int, float)) and id(c) not in memo]
-        if pending:
-            stack.extend(pending)
-            continue
-        values = [c if isinstance(c, (int, float)) else memo[id(c)][1] for c in children]
-        if e.is_named_expression_type():
-            value = values[0]
-        else:
-            try:
-                value = e._apply_operation(values)
-            except (ValueError, ZeroDivisionError, OverflowError, TypeError):
-                value = math.nan
-        memo[id(e)] = (e, value)  # the node is kept: its id stays valid
-        stack.pop()
-    return memo[id(expr)][1]
+    """The value of a Pyomo expression, every shared subexpression once (``memo``
+    shared across rows), NaN where a value is missing or an operation fails."""
+    return expression_value(expr, memo, failures="nan")
 
 
 def _violation(body, lower, upper):

@@ -8,42 +8,9 @@ and the incidence graph goes to
 import pyomo.environ as pyo
 
 from ..errors import StructuralError
+from ..solvers.evaluation import expression_value  # noqa: F401  (re-exported: one DAG evaluator)
 
 __all__ = ["check_structure", "expression_value"]
-
-
-def expression_value(expr, memo=None):
-    """The value of a Pyomo expression, each subexpression evaluated once (``memo``).
-
-    ``pyo.value`` walks shared named Expressions, and subexpressions reused as the
-    same Python object (the replayed charts of absolute configurations), as a
-    tree, which is exponential in the nesting depth of the replayed CasADi
-    graphs; here every node is evaluated once (a walk of the DAG, without
-    recursion).
-    """
-    memo = {} if memo is None else memo
-    stack = [expr]
-    while stack:
-        e = stack[-1]
-        if isinstance(e, (int, float)) or id(e) in memo:
-            stack.pop()
-            continue
-        if e.is_named_expression_type():
-            children = [e.expr]
-        elif e.is_expression_type():
-            children = list(e.args)
-        else:
-            memo[id(e)] = pyo.value(e)
-            stack.pop()
-            continue
-        pending = [c for c in children if not isinstance(c, (int, float)) and id(c) not in memo]
-        if pending:
-            stack.extend(pending)
-            continue
-        values = [c if isinstance(c, (int, float)) else memo[id(c)] for c in children]
-        memo[id(e)] = values[0] if e.is_named_expression_type() else e._apply_operation(values)
-        stack.pop()
-    return expr if isinstance(expr, (int, float)) else memo[id(expr)]
 
 
 def _incident_variables(expr, memo):
@@ -116,4 +83,3 @@ def check_structure(block, notes=()):
         parts.append(f"overconstrained equations: {names(con_dm.overconstrained)}")
     parts += list(notes)
     raise StructuralError("; ".join(parts))
-

@@ -18,7 +18,7 @@ from pyomo.common.log import LoggingIntercept
 
 from ..errors import ConfigurationError
 
-__all__ = ["check_finite_start", "invalid_rows", "INVALID_NUMBER"]
+__all__ = ["check_finite_start", "invalid_rows", "expression_value", "INVALID_NUMBER"]
 
 #: the words of IPOPT's message on a non-finite function or derivative value
 INVALID_NUMBER = "Invalid number"
@@ -61,3 +61,52 @@ def invalid_rows(model, limit=5):
         if len(found) >= limit:
             break
     return found
+
+
+def expression_value(expr, memo=None, failures="raise"):
+    """The value of a Pyomo expression, each subexpression evaluated once (``memo``,
+    shareable across rows: id → (node, value), the node kept so that its id stays valid).
+
+    ``pyo.value`` walks shared named Expressions, and subexpressions reused as the
+    same Python object (the replayed charts of absolute configurations), as a
+    tree, which is exponential in the nesting depth of the replayed CasADi
+    graphs; here every node is evaluated once (a walk of the DAG, without
+    recursion).  ``failures="nan"``: a missing value or a failing operation (log
+    of a negative, division by zero) gives NaN instead of raising.
+    """
+    if isinstance(expr, (int, float)):
+        return expr
+    lenient = failures == "nan"
+    memo = {} if memo is None else memo
+    stack = [expr]
+    while stack:
+        e = stack[-1]
+        if isinstance(e, (int, float)) or id(e) in memo:
+            stack.pop()
+            continue
+        if e.is_named_expression_type():
+            children = [e.expr]
+        elif e.is_expression_type():
+            children = list(e.args)
+        else:
+            value = pyo.value(e, exception=not lenient)
+            memo[id(e)] = (e, math.nan if value is None and lenient else value)
+            stack.pop()
+            continue
+        pending = [c for c in children if not isinstance(c, (int, float)) and id(c) not in memo]
+        if pending:
+            stack.extend(pending)
+            continue
+        values = [c if isinstance(c, (int, float)) else memo[id(c)][1] for c in children]
+        if e.is_named_expression_type():
+            value = values[0]
+        else:
+            try:
+                value = e._apply_operation(values)
+            except (ValueError, ZeroDivisionError, OverflowError, TypeError):
+                if not lenient:
+                    raise
+                value = math.nan
+        memo[id(e)] = (e, value)
+        stack.pop()
+    return memo[id(expr)][1]
