@@ -29,6 +29,35 @@ def description(name):
     return importlib.import_module(MODELS[name]).DESCRIPTION
 
 
+#: the options every model's ``build`` shares
+COMMON_OPTIONS = {"scheme": "the discrete scheme (pyomo-mbdyn run --scheme)",
+                  "steps": "the number of time steps N (pyomo-mbdyn run --steps)"}
+
+
+def options(name):
+    """The options of model ``name``'s ``build()``: a list of ``{"name", "default",
+    "description"}`` in signature order, described by the module's ``OPTIONS`` dict
+    (``pyomo-mbdyn list --options MODEL``; ``--set KEY=VALUE`` passes them)."""
+    import inspect
+
+    if name not in MODELS:
+        from pyomo_mbdyn.errors import ConfigurationError
+
+        raise ConfigurationError(f"unknown model {name!r}; available: {sorted(MODELS)}")
+    module = importlib.import_module(MODELS[name])
+    described = {**COMMON_OPTIONS, **getattr(module, "OPTIONS", {})}
+    out = []
+    for parameter in inspect.signature(module.build).parameters.values():
+        if parameter.kind in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL):
+            continue
+        default = None if parameter.default is inspect.Parameter.empty else parameter.default
+        if hasattr(default, "tolist"):
+            default = default.tolist()
+        out.append({"name": parameter.name, "default": default,
+                    "description": described.get(parameter.name, "")})
+    return out
+
+
 def model_build(build):
     """Decorator of a model module's ``build``: an option it does not take is a
     :class:`~pyomo_mbdyn.errors.ConfigurationError` naming the model and listing the

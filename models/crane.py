@@ -85,6 +85,7 @@ def _reparametrise(w, q):
 
 
 def build_system():
+    """The crane as a CoordinateSystem: trolley s, winch β, load (x, z), tied by the rope Φ = 0."""
     return CoordinateSystem(
         "crane",
         groups={"trolley": (("s",), (M_TROLLEY,)), "winch": (("beta",), (J_WINCH,)),
@@ -106,11 +107,27 @@ def theta_final():
     return np.array([QF[0] - Q0[0], QF[1] - Q0[1], alpha])
 
 
+#: the forms of the final rest condition (``build(final_rest=...)``)
+FINAL_REST = ("full", "reduced")
+#: the options of ``build`` (``pyomo-mbdyn list --options crane``)
+OPTIONS = {
+    "configurations": "node configurations of the block: 'absolute' (q = q(θ)) or 'lifted' (default per scheme: "
+                      "CONFIGURATIONS)",
+    "final_rest": "'full': v_N = 0, all four rows (the thesis); 'reduced': P(q_N)ᵀ M v_N = 0, three dof rows "
+                  "(rest in the degrees of freedom)",
+}
+
+
 @model_build
-def build(scheme="bem", steps=STEPS, configurations=None):
+def build(scheme="bem", steps=STEPS, configurations=None, final_rest="full"):
     """The crane OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem) with the
     interpolated guess; ``configurations``: the block's form of node
-    configurations (default ``CONFIGURATIONS[scheme]``)."""
+    configurations (default ``CONFIGURATIONS[scheme]``); ``final_rest``:
+    ``"full"`` (the thesis: all four rows v_N = 0 for bem and rem) or
+    ``"reduced"`` (three dof rows P(q_N)ᵀ M v_N = 0: the crane's B = [-I₂ 0] has
+    no row for the unactuated swing, so the joint-rate form B v_N = 0 would
+    leave it free; v_N keeps a component along the rope's constraint normal,
+    no motion of the crane); one row fewer, the optimum within solver tolerance."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.errors import ConfigurationError
@@ -129,7 +146,9 @@ def build(scheme="bem", steps=STEPS, configurations=None):
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort({a: 0.5 for a in m.dyn.actuated})  # J = h Σ ½|u|²
     problem.fix_final_configuration(theta_final())
-    problem.require_final_rest(reduced=False)
+    if final_rest not in FINAL_REST:
+        raise ConfigurationError(f"crane: final_rest must be one of {FINAL_REST}, got {final_rest!r}")
+    problem.require_final_rest(reduced=final_rest == "reduced")
     m.dyn.initialize_from(interpolated_trajectory(system, m.dyn.h, steps, theta_final()))
     m.problem = problem
     return m

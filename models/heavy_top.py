@@ -10,7 +10,7 @@ rate ω_p = 10 and the spin rate of steady precession
 
 The analytic solution is the steady precession
 φ(t) = l sin θ_0 sin(ω_p t) e_1 - l sin θ_0 cos(ω_p t) e_2 + l cos θ_0 e_3,
-so every scheme's error e = |φ_ref - φ| / |φ_ref| at t = 1 can be measured:
+so every scheme's error ``e = |φ_ref - φ| / |φ_ref|`` at t = 1 can be measured:
 the quaternion energy-momentum scheme (thesis ch. 5) against the director
 energy-momentum scheme (BEM).
 """
@@ -51,6 +51,7 @@ def build_system():
 
 
 def spin_rate():
+    """ω_s, the spin rate of steady precession (see the module docstring)."""
     m, J1_bar, J3, l = _data()
     J1 = J1_bar + m * l**2
     return m * G * l / (J3 * OMEGA_P) + (J1 - J3) / J3 * OMEGA_P * np.cos(THETA0)
@@ -66,16 +67,25 @@ def initial_state(system):
 
 
 def initial_quaternion():
+    """The initial orientation as a unit quaternion (rotation by θ_0 about e_1)."""
     return np.array([np.cos(THETA0 / 2), np.sin(THETA0 / 2), 0.0, 0.0])
 
 
 def reference_position(t):
+    """φ(t), the centre of mass in the analytic steady precession."""
     _, _, _, l = _data()
     return np.array([l * np.sin(THETA0) * np.sin(OMEGA_P * t), -l * np.sin(THETA0) * np.cos(OMEGA_P * t),
                      l * np.cos(THETA0)])
 
 
 STEPS = 100
+
+
+#: the options of ``build`` (``pyomo-mbdyn list --options heavy-top``)
+OPTIONS = {
+    "initialize": "start the square block from the Newton stepper's solution of the same equations (default "
+                  "true; false: from the initial state)",
+}
 
 
 @model_build

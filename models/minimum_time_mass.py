@@ -3,7 +3,7 @@
 A body of mass m slides along e1 on a prismatic joint from the ground (the
 other five degrees of freedom locked; for the DNCO transcription the
 one-degree-of-freedom Hamiltonian H = p²/2m), driven by one actuator with
-|u| ≤ U, from rest at s = 0 to rest at s = d.  Defaults m = 2, d = 1.5, U = 3.
+``|u| ≤ U``, from rest at s = 0 to rest at s = d.  Defaults m = 2, d = 1.5, U = 3.
 
 ``objective="time"`` (default): minimise T.  Pontryagin's answer is bang-bang,
 full force forward on [0, T/2] and backward on [T/2, T], so d = U T²/(4 m) and
@@ -77,6 +77,16 @@ def _check(name, value, positive=True):
 
         raise ConfigurationError(f"minimum-time-mass: option {name!r} must be a positive number, got {value!r}")
     return float(value)
+
+
+#: the options of ``build`` (``pyomo-mbdyn list --options minimum-time-mass``)
+OPTIONS = {
+    "mass": "m [kg]", "distance": "d [m], rest to rest", "force_limit": "U [N]: |u| ≤ U",
+    "objective": "'time' (minimum T), 'effort' (h Σ u² at fixed T) or 'effort+time'",
+    "time_weight": "weight of T in 'effort+time'", "horizon": "T [s] (fixed) or the start of the free T",
+    "bounds": "[lower, upper] of the free final time [s]",
+    "configurations": "node configurations of the block, for the schemes that have the option",
+}
 
 
 @model_build

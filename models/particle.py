@@ -1,6 +1,6 @@
 """particle: a unit mass in a central gravitational field, thrusters, minimum effort (thesis E7, Ch. 8.2).
 
-Data: M = I₃, V = -1/|q|, H = ½|p|² + V; q_0 = (1, 0, 0), p_0 = (0, 1, 0),
+Data: M = I₃, ``V = -1/|q|``, ``H = ½|p|² + V``; q_0 = (1, 0, 0), p_0 = (0, 1, 0),
 q_f = (0, 0, 1.5), p_f = (0, -1, 0), T = π, N = 20; J_d = h Σ ½|u|² with u
 entering like ∇V.  Uncontrolled, the particle would run the unit semicircle
 q = (cos t, sin t, 0) to (-1, 0, 0); the thrusters lift it to the e3 axis.
@@ -33,7 +33,7 @@ CONSERVED_MOMENTA = ()
 
 
 def build_system():
-    """H(q, p) = ½|p|² - 1/|q|."""
+    """``H(q, p) = ½|p|² - 1/|q|``."""
     return HamiltonianSystem(3, lambda q: np.eye(3),
                              lambda q: -1.0 / elementwise("sqrt", q[0] * q[0] + q[1] * q[1] + q[2] * q[2]),
                              names=["x", "y", "z"], name="particle")
@@ -46,10 +46,19 @@ def semicircle(t):
     return np.column_stack([np.cos(t), np.sin(t), zero, -np.sin(t), np.cos(t), zero])
 
 
+#: the options of ``build`` (``pyomo-mbdyn list --options particle``)
+OPTIONS = {
+    "gradient": "the discrete gradient of the DNCO where the scheme names none ('dnco', 'direct'): "
+                "'gonzalez', 'greenspan' or 'midpoint' (default gonzalez)",
+}
+
+
 @model_build
-def build(scheme="dnco", steps=STEPS):
-    """The particle problem ``m`` (``m.dyn`` a DNCOBlock), started from the semicircle."""
+def build(scheme="dnco", steps=STEPS, gradient=None):
+    """The particle problem ``m`` (``m.dyn`` a DNCOBlock), started from the semicircle;
+    options: :data:`OPTIONS`."""
     m = dnco_model(build_system(), scheme, steps, HORIZON, name="particle", default_gradient="gonzalez",
+                   gradient=gradient,
                    initial_position=Q0, initial_momentum=P0, final_position=QF, final_momentum=PF)
     m.dyn.initialize_from(x=semicircle(m.dyn.h * np.arange(steps + 1)))
     return m

@@ -43,11 +43,19 @@ def build_system():
                              names=["q"], name="pendulum")
 
 
+#: the options of ``build`` (``pyomo-mbdyn list --options pendulum``)
+OPTIONS = {
+    "gradient": "the discrete gradient of the DNCO where the scheme names none ('dnco', 'direct'): "
+                "'gonzalez', 'greenspan' or 'midpoint' (default greenspan)",
+}
+
+
 @model_build
-def build(scheme="dnco", steps=STEPS):
-    """The pendulum problem ``m`` (``m.dyn`` a DNCOBlock; ``m.dual`` for direct schemes)."""
+def build(scheme="dnco", steps=STEPS, gradient=None):
+    """The pendulum problem ``m`` (``m.dyn`` a DNCOBlock; ``m.dual`` for direct schemes);
+    options: :data:`OPTIONS`."""
     return dnco_model(build_system(), scheme, steps, HORIZON, name="pendulum", default_gradient="greenspan",
-                      initial_position=[Q0], final_position=[QF])
+                      gradient=gradient, initial_position=[Q0], final_position=[QF])
 
 
 def evaluate(model):

@@ -34,9 +34,9 @@ Maximise the hand's final momentum along e2 from the projected discrete
 Legendre transform (3.16): m_forearm times the e2 velocity of the forearm's
 end point, with v_N = M⁻¹ ᵠp⁺_N (:func:`~pyomo_mbdyn.discretization.final_velocity`),
 regularised by 10⁻³ h Σ|u|².  Variable bounds (the paper: "coordinate and
-torque limits are variable bounds"): torques |τ^(R₁)| ≤ 100, |τ^(S)_i| ≤ 60,
-|τ^(R₂)| ≤ 40 N m (of the order of human peak joint torques); torso turn
-|θ₁| ≤ π/2, shoulder rotation vector |θ_{2,3,4}| ≤ 2 rad (keeps it below the
+torque limits are variable bounds"): torques ``|τ^(R₁)| ≤ 100``, ``|τ^(S)_i| ≤ 60``,
+``|τ^(R₂)| ≤ 40`` N m (of the order of human peak joint torques); torso turn
+``|θ₁| ≤ π/2``, shoulder rotation vector ``|θ_{2,3,4}| ≤ 2`` rad (keeps it below the
 chart's singularity at 2π), the elbow bending one way, θ₅ ∈ [-3π/4, 0].  The
 hand ends in front of and above the shoulder (y_N, z_N ≥ 0: the two
 inequality rows).
@@ -100,6 +100,7 @@ ENERGY_BALANCE = False
 
 
 def build_system():
+    """Collarbone, upper arm and forearm (hand point) on actuated torso, shoulder and elbow joints."""
     system = MultibodySystem("pitcher", gravity=(0.0, 0.0, -9.81))
     collar = RigidBody("collarbone", 1.5, (0.0015, 0.0054, 0.0054), position=(0.1, 0.0, 0.0))
     upper = RigidBody("upper_arm", 2.0, (0.0123, 0.0123, 0.0035), position=(0.2, 0.0, -0.14))
@@ -136,6 +137,16 @@ def elbow_angle_rows(system, q):
     fore = system.body_coordinates(q, "forearm")
     a2, a3, f3 = upper[6:9], upper[9:12], fore[9:12]  # d3' = cos θ d3 - sin θ d2 (rotation about d1)
     return (-sum(f3[i] * a2[i] for i in range(3)), sum(f3[i] * a3[i] for i in range(3)))
+
+
+#: the options of ``build`` (``pyomo-mbdyn list --options pitcher``)
+OPTIONS = {
+    "configurations": "node configurations of the block (default per scheme: CONFIGURATIONS)",
+    "free_time": "T free within bounds (default true, the paper's problem); false: T = horizon",
+    "horizon": "the final time T [s], or the start of the free T",
+    "bounds": "[lower, upper] of the free final time [s]",
+    "increment_limit": "bound on the joint-angle steps per interval [rad] (null: none)",
+}
 
 
 @model_build

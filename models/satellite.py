@@ -29,7 +29,7 @@ Underactuated: 500 unknowns, 405 equations, 251 inequalities.
 From the simulated zero-momentum guess (rotor rates sin² from rest to rest)
 IPOPT converges in seconds: J = 2 824 245.41 in 7 iterations (three
 rotors) and J = 2 916 763.59 in 44 (rotors 1, 2), largest rotor step 0.66
-and 0.63 rad, |L| at round-off on every node.  The lifted relative form (``configurations=
+and 0.63 rad, ``|L|`` at round-off on every node.  The lifted relative form (``configurations=
 "lifted"``) reaches the three-rotor optimum too (without the trace row), in minutes
 (471 IPOPT iterations), and does not converge on the underactuated problem.
 """
@@ -65,32 +65,83 @@ def _check_rotors(rotors):
     return [int(i) for i in chosen]
 
 
-def build_system(rotors=(1, 2, 3)):
-    """Table 4.1 in exact closed forms, with the given rotors (actuated joints)."""
+#: Table 4.1 of the thesis as printed (4–5 significant digits): main body (m, E1, E2, E3), rotor
+#: (m, axial E, transverse E) and the rotor centres l_i along d_i
+TABLE_4_1 = {"main": (1005.3096, 89.3609, 201.0619, 357.4434), "rotor": (424.1150, 8.8357, 106.0288),
+             "l": (0.9167, 1.25, 1.5833)}
+#: the closed forms the table rounds: a solid ellipsoid with semi-axes (2/3, 1, 4/3) and discs of
+#: radius 1, thickness 0.5, density 270; l_i = semi-axis + 1/4
+EXACT = {"main": (320 * np.pi, 256 * np.pi / 9, 64 * np.pi, 1024 * np.pi / 9),
+         "rotor": (135 * np.pi, 45 * np.pi / 16, 135 * np.pi / 4), "l": (11 / 12, 5 / 4, 19 / 12)}
+DATA = {"exact": EXACT, "table": TABLE_4_1}
+
+
+def build_system(rotors=(1, 2, 3), data="exact"):
+    """The satellite with the given rotors (actuated joints), from ``data``: ``"exact"``
+    (the closed forms, default) or ``"table"`` (Table 4.1 as printed)."""
+    from pyomo_mbdyn.errors import ConfigurationError
+
     rotors = _check_rotors(rotors)
-    pi = np.pi
+    if data not in DATA:
+        raise ConfigurationError(f"satellite: data must be one of {sorted(DATA)}, got {data!r}")
+    values = DATA[data]
     system = MultibodySystem("satellite")
-    main = RigidBody("main", 320 * pi, euler=(256 * pi / 9, 64 * pi, 1024 * pi / 9))
+    m0, *E0 = values["main"]
+    main = RigidBody("main", m0, euler=tuple(E0))
     system.add_bodies(main)
-    lengths = (11 / 12, 5 / 4, 19 / 12)
+    mass, axial, transverse = values["rotor"]
     for i in rotors:
-        euler = np.full(3, 135 * pi / 4)
-        euler[i - 1] = 45 * pi / 16
-        rotor = RigidBody(f"rotor{i}", 135 * pi, euler=euler, position=lengths[i - 1] * np.eye(3)[i - 1])
+        euler = np.full(3, transverse)
+        euler[i - 1] = axial
+        rotor = RigidBody(f"rotor{i}", mass, euler=euler, position=values["l"][i - 1] * np.eye(3)[i - 1])
         system.add_bodies(rotor)
         system.add_joints(Revolute(f"axle{i}", main, rotor, location=rotor.q0[0:3], axis=np.eye(3)[i - 1]))
         system.actuate(f"axle{i}")
     return system
 
 
-def target_rotation():
-    return np.asarray(rotation_exp(ROTATION), float)
+def target_rotation(target=None):
+    """R_target = exp(θ̂) of the rotation vector ``target`` (default π/√14 (1, 2, 3))."""
+    return np.asarray(rotation_exp(ROTATION if target is None else np.asarray(target, float)), float)
+
+
+def _rotation_vector(target):
+    from pyomo_mbdyn.errors import ConfigurationError
+
+    try:
+        vector = np.asarray(ROTATION if target is None else target, float).reshape(-1)
+    except (TypeError, ValueError):
+        vector = None
+    if vector is None or vector.shape != (3,) or not np.all(np.isfinite(vector)):
+        raise ConfigurationError(f"satellite: target must be a rotation vector of 3 finite numbers (rad), "
+                                 f"got {target!r}")
+    return vector
+
+
+#: the forms of the final rest (``build(final_rest=...)``)
+FINAL_REST = ("rotors", "all")
+#: the options of ``build`` (``pyomo-mbdyn list --options satellite``)
+OPTIONS = {
+    "rotors": "the rotors kept, a subset of [1, 2, 3] (default all three)",
+    "remove_rotor": "a rotor to remove, 1, 2 or 3 (the paper's underactuated case removes 3); "
+                    "the same as rotors without it",
+    "target": "the final orientation of the main body as a rotation vector [rad] (default π/√14 (1, 2, 3))",
+    "data": "'exact': the closed forms of the inertias (default); 'table': Table 4.1 of the thesis as printed",
+    "increment_bound": "bound on the rotation increments per step [rad] (anti-aliasing; 0 or null: none)",
+    "guess": "'simulate': a simulated zero-momentum motion (default); 'interpolate': equal steps about the axis",
+    "configurations": "DMOCC node configurations: 'absolute' (default), 'lifted', 'minimal'",
+    "exclude_half_turns": "the row tr(R_targetᵀ R_N) ≥ 1, excluding the half-turn points of the skew condition",
+    "final_rest": "'rotors': the rotor rows only (default: the main body's six rows are the conserved momenta); "
+                  "'all': keep them too — dependent rows, LICQ fails (for pyomo-mbdyn diagnose)",
+}
 
 
 @model_build
 def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, guess="simulate",
-          configurations="absolute", exclude_half_turns=True):
-    """The reorientation OCP ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``).
+          configurations="absolute", exclude_half_turns=True, target=None, data="exact", remove_rotor=None,
+          final_rest="rotors"):
+    """The reorientation OCP ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``); the options are
+    :data:`OPTIONS`.
 
     ``guess="simulate"`` (default): rotor torques that spin the rotors up and
     down again (rates ∝ sin²(πt/T)), simulated by the scheme — a dynamically
@@ -103,27 +154,38 @@ def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, gu
 
     if guess not in ("simulate", "interpolate"):
         raise ConfigurationError(f"satellite: guess must be 'simulate' or 'interpolate', got {guess!r}")
+    if final_rest not in FINAL_REST:
+        raise ConfigurationError(f"satellite: final_rest must be one of {FINAL_REST}, got {final_rest!r}")
+    if remove_rotor is not None:
+        if isinstance(remove_rotor, bool) or remove_rotor not in (1, 2, 3):
+            raise ConfigurationError(f"satellite: remove_rotor must be 1, 2 or 3, got {remove_rotor!r}")
+        if tuple(rotors) != (1, 2, 3):
+            raise ConfigurationError(f"satellite: give rotors={list(rotors)} or remove_rotor={remove_rotor}, "
+                                     "not both")
+        rotors = tuple(i for i in (1, 2, 3) if i != remove_rotor)
+    rotation = _rotation_vector(target)
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.ocp import OptimalControlProblem
     from pyomo_mbdyn.schemes import scheme_block, scheme_options
 
-    system = build_system(rotors)
+    system = build_system(rotors, data)
     m = pyo.ConcreteModel("satellite")
     options = {"configurations": configurations} if "configurations" in scheme_options(scheme) else {}
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON, **options)
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort()
-    problem.fix_final_orientation("main", target_rotation(), exclude_half_turns=exclude_half_turns)
+    problem.fix_final_orientation("main", target_rotation(rotation), exclude_half_turns=exclude_half_turns)
     # the rows of the main body's twist are the total linear and angular
     # momentum (the library's relative joint rates move the rotors along),
     # conserved and zero: redundant; the rotor rows finish the rest condition
-    problem.require_final_rest(drop=("main.vx", "main.vy", "main.vz", "main.wx", "main.wy", "main.wz"))
+    main_rows = ("main.vx", "main.vy", "main.vz", "main.wx", "main.wy", "main.wz")
+    problem.require_final_rest(drop=main_rows if final_rest == "rotors" else ())
     if m.dyn.record.increments and increment_bound:
         problem.bound_rotation_increments(increment_bound)
     names = list(m.dyn.velocities)
     increment = np.zeros(len(names))
-    omega = ROTATION / HORIZON
+    omega = rotation / HORIZON
     increment[names.index("main.wx"):names.index("main.wz") + 1] = omega * (HORIZON / steps)
     # rotors spin against the turn so that the guess has zero angular momentum:
     # the joint rates α̇ solve L(ν) = 0 at the reference configuration
@@ -171,9 +233,10 @@ def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, gu
     coords = m.dyn._coordinate_index()
     for k in range(1, steps + 1):
         q = np.asarray(system.reparametrise(increment, q), float)
-        for idx, (body, c) in enumerate(coords):
-            m.dyn.body[body].q[k, c].value = q[idx]
-        if hasattr(m.dyn, "w"):
+        if m.dyn.configurations == "lifted":  # the minimal form's q_k are Expressions of the w
+            for idx, (body, c) in enumerate(coords):
+                m.dyn.body[body].q[k, c].value = q[idx]
+        if isinstance(m.dyn.component("w"), pyo.Var):
             for j, name in enumerate(names):
                 m.dyn.w[k - 1, name].value = increment[j]
     m.problem = problem

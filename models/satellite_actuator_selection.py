@@ -9,7 +9,7 @@ so the subset {1, 2} is not the paper's underactuated satellite, whose rotor
 3 is removed with its mass.
 
 Formulation (:meth:`~pyomo_mbdyn.ocp.OptimalControlProblem.select_actuators`):
-binaries y_a per rotor motor, |u_{i,a}| ≤ U y_a at every interval, Σ y_a = 2;
+binaries y_a per rotor motor, ``|u_{i,a}| ≤ U y_a`` at every interval, Σ y_a = 2;
 U = ``bound`` (default 5000 N m, above the torques every kept pair needs (3672 at most), so
 that it is inactive in every subset's optimum and the MINLP compares the
 subsets fairly).  The satellite's own safeguards stay: DMOCC in the absolute
@@ -32,6 +32,17 @@ STEPS, HORIZON = satellite.STEPS, satellite.HORIZON
 KEEP, BOUND = 2, 5.0e3
 CONSERVED_MOMENTA = satellite.CONSERVED_MOMENTA
 ENERGY_BALANCE = satellite.ENERGY_BALANCE
+
+
+#: the options of ``build`` (``pyomo-mbdyn list --options satellite-actuator-selection``)
+OPTIONS = {
+    "keep": "how many of the three rotor motors to keep (default 2)",
+    "bound": "U [N m] of |u| ≤ U y per motor (above what the kept motors need)",
+    "cost": "fixed cost per kept motor added to the objective (a number or a dict per motor; null: none)",
+    "increment_bound": "bound on the rotation increments per step [rad]",
+    "guess": "'interpolate' (default) or 'simulate', as for satellite",
+    "kept": "a list of motors (\"axle1.angle\", …) to fix instead of choosing (the NLP of that subset)",
+}
 
 
 @model_build

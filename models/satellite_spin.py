@@ -24,7 +24,7 @@ import numpy as np
 from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
 from pyomo_mbdyn.models import model_build
 
-__all__ = ["build_system", "initial_state", "CASES", "DESCRIPTION"]
+__all__ = ["build_system", "initial_state", "build", "CASES", "DESCRIPTION"]
 
 DESCRIPTION = "three-rotor satellite, forward dynamics with rotor friction or torques (thesis E1)"
 
@@ -68,6 +68,16 @@ def initial_state(system, case="friction"):
         nu0 = np.zeros(9)
         controls = np.full(3, 200.0)
     return q0, system.null_space(q0) @ nu0, controls
+
+
+#: the options of ``build`` (``pyomo-mbdyn list --options satellite-spin``)
+OPTIONS = {
+    "case": "'friction' (thesis Fig. 4.9: joint friction k = 100, no torques) or 'torque' (Fig. 4.8: rotor "
+            "torques 200 from rest)",
+    "contravariant": "the contravariant control matrix B (default true: angular momentum exact); false: the "
+                     "plain midpoint B (drifts by O(h²))",
+    "initialize": "start the square block from the Newton stepper's solution (default true)",
+}
 
 
 @model_build

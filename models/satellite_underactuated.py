@@ -6,12 +6,12 @@ about d₁ and d₂: the main body is turned about three axes by two rotors
 (nonholonomic, geometric phase).  The paper reports J = 2.9168·10⁶.  An
 aliased optimum at 2.9128·10⁶ exists in which one rotor turns by ≈ 2.8 rad
 in a single step (the discrete map cannot see such a step; spec §0.7); the
-per-step increment bound |Δα| ≤ 1 rad excludes it.
+per-step increment bound ``|Δα| ≤ 1`` rad excludes it.
 
 Reproduced (casadi_ipopt, tol 1e-10, DMOCC with the absolute
 reparametrisation, interpolated zero-momentum guess): J = 2 916 763.59, i.e.
 2.9168·10⁶ to the printed digits, largest rotor step 0.63 rad (the bound is
-inactive), |L| ≤ 8·10⁻¹² on every node.  The guess is the satellite's
+inactive), ``|L| ≤ 8·10⁻¹²`` on every node.  The guess is the satellite's
 ``"interpolate"`` (the main body turning in equal steps about the target axis,
 the rotors carrying no momentum): measured at tol 1e-8, it reaches the same
 optimum at N = 50 in 12 IPOPT iterations where the simulated guess takes 41,
@@ -36,6 +36,11 @@ STEPS, HORIZON = satellite.STEPS, satellite.HORIZON
 ROTORS = (1, 2)
 CONSERVED_MOMENTA = satellite.CONSERVED_MOMENTA
 ENERGY_BALANCE = satellite.ENERGY_BALANCE
+
+
+#: the options of ``build`` (``pyomo-mbdyn list --options satellite-underactuated``)
+OPTIONS = {name: text for name, text in satellite.OPTIONS.items()
+           if name in ("increment_bound", "guess", "configurations", "exclude_half_turns")}
 
 
 @model_build

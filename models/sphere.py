@@ -33,6 +33,7 @@ ENERGY_BALANCE = False
 
 
 def build_system():
+    """The free sphere (``RADIUS``, ``DENSITY``) at ``START``, actuated by a force and a torque."""
     mass = 4 / 3 * np.pi * RADIUS**3 * DENSITY
     J = 2 / 5 * mass * RADIUS**2
     sphere = RigidBody("sphere", mass, (J, J, J), position=START)
@@ -46,8 +47,18 @@ def build_system():
 MINIMAL_UP_TO = 50
 
 
+#: the options of ``build`` (``pyomo-mbdyn list --options sphere``)
+OPTIONS = {
+    "target": "the final position of the centre [m] (default (0, 1, 2), the paper's)",
+    "turns": "how many turns about (-1, 1, 1)/√3 the initial guess makes (default 3, the paper's motion; "
+             "the final orientation is the identity either way, so the guess selects the turns)",
+    "increment_bound": "bound on the rotation increments per step [rad] (anti-aliasing; 0 or null: none)",
+    "configurations": "dmocc: 'minimal' (the paper's form, default up to N = 50) or 'lifted'",
+}
+
+
 @model_build
-def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, configurations=None):
+def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, configurations=None, target=None, turns=TURNS):
     """The sphere OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem), with the
     three-turn initial guess.
 
@@ -60,6 +71,16 @@ def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, configurations=None)
     from pyomo_mbdyn.ocp import OptimalControlProblem
     from pyomo_mbdyn.schemes import record, scheme_block
 
+    from pyomo_mbdyn.errors import ConfigurationError
+
+    try:
+        target = np.asarray(TARGET if target is None else target, float).reshape(-1)
+    except (TypeError, ValueError):
+        target = np.full(1, np.nan)
+    if target.shape != (3,) or not np.all(np.isfinite(target)):
+        raise ConfigurationError(f"sphere: target must be 3 finite numbers (a position in m), got {target.tolist()}")
+    if isinstance(turns, bool) or not isinstance(turns, (int, np.integer)) or turns < 0:
+        raise ConfigurationError(f"sphere: turns must be a non-negative integer, got {turns!r}")
     system = build_system()
     m = pyo.ConcreteModel("sphere")
     options = {}
@@ -70,13 +91,13 @@ def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, configurations=None)
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON, **options)
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort()
-    problem.fix_final_position("sphere", TARGET)
+    problem.fix_final_position("sphere", target)
     problem.fix_final_orientation("sphere", np.eye(3))
     problem.require_final_rest()
     if m.dyn.record.increments and increment_bound:
         problem.bound_rotation_increments(increment_bound)
     # initial guess: straight line and TURNS turns about AXIS in equal increments
-    increment = np.concatenate([(TARGET - START) / steps, AXIS * (2 * np.pi * TURNS / steps)])
+    increment = np.concatenate([(target - START) / steps, AXIS * (2 * np.pi * turns / steps)])
     q = system.q0
     names = list(m.dyn.velocities)
     coords = m.dyn._coordinate_index()

@@ -32,14 +32,14 @@ form; both reach the same optimum (tests/ocp/test_configuration_forms.py).
 Cases (``case=``): ``"free"`` (Ch. 7: no bounds, no damping — BEM = REM),
 ``"bounded"`` (Ch. 6 (i): u₃ ≥ 0), ``"damped"`` (Ch. 6 (ii): Rayleigh
 joint damping k = 300 in all joints) and ``"time"`` (ours, not the thesis's:
-the same motion in minimum time with |u| ≤ (3000, 2000, 1000) N m — about
+the same motion in minimum time with ``|u| ≤ (3000, 2000, 1000)`` N m — about
 the peaks of the effort optimum at T = 3 — and T free in [0.5, 10]; the
 torques are bang-bang with a few switches, BEM = REM exactly, T + V + W
 conserved; T = 1.6499 s at N = 20, 1.6466 at N = 40, 1.6457 at N = 80;
 ``pyomo-mbdyn run three-link-arm --set case=time``).
 
 Which joint may be passive (``keep_motors=2``, ours): two of the three motors,
-|u| ≤ 10⁴ N m (GC, N = 20).  A rugged nonconvex MINLP.  Every pair solved as
+``|u| ≤ 10⁴`` N m (GC, N = 20).  A rugged nonconvex MINLP.  Every pair solved as
 an NLP from the interpolated guess alone
 (:func:`~pyomo_mbdyn.ocp.enumerate_actuators`): elbow + wrist J = 1.2446·10⁷
 (80 iterations), shoulder + elbow 1.3712·10⁷ (53), shoulder + wrist 9.013·10⁷
@@ -108,10 +108,11 @@ def _frames(alpha):
     return frames, centres
 
 
-def build_system(damping=0.0):
-    """The arm in its initial configuration α₀ (the chart's reference)."""
+def build_system(damping=0.0, gravity=GRAVITY):
+    """The arm in its initial configuration α₀ (the chart's reference); ``gravity`` g [m/s²]
+    acts along -e2."""
     frames, centres = _frames(ALPHA0)
-    system = MultibodySystem("three-link-arm", gravity=(0.0, -GRAVITY, 0.0))
+    system = MultibodySystem("three-link-arm", gravity=(0.0, -float(gravity), 0.0))
     links = []
     for i, ((mass, E1, E2, length), D, c) in enumerate(zip(LINKS, frames, centres)):
         links.append(RigidBody(f"link{i + 1}", mass, euler=(E2, E1, E1), position=c, directors=D,
@@ -136,17 +137,35 @@ def joint_angles(q):
     return rel
 
 
+#: initial guesses (``build(guess=...)``)
+GUESSES = ("interpolated", "rest", "simulated")
+#: the options of ``build`` (``pyomo-mbdyn list --options three-link-arm``)
+OPTIONS = {
+    "case": "'free' (Ch. 7), 'bounded' (Ch. 6 (i): u₃ ≥ 0), 'damped' (Ch. 6 (ii): joint damping 300), "
+            "'time' (minimum time with |u| ≤ (3000, 2000, 1000) N m)",
+    "gravity": "g [m/s²] along -e2 (default 9.81; the thesis does not print it)",
+    "guess": "'interpolated': joint angles on the quintic rest-to-rest profile (default); 'rest': the arm held "
+             "at α₀ (the thesis's constant guess); 'simulated': the scheme driven by the interpolated guess's "
+             "torques from rest (a motion of the scheme that misses the target)",
+    "configurations": "node configurations of the block (default per scheme: CONFIGURATIONS)",
+    "keep_motors": "keep only this many of the three motors (a MINLP for casadi_bonmin); null: all",
+    "gradient": "with --scheme dnco or direct: the discrete gradient, 'gonzalez' (default), 'greenspan' or "
+                "'midpoint' (thesis Ch. 8)",
+}
+
+
 @model_build
-def build(scheme="rem", steps=None, case="free", configurations=None, keep_motors=None):
+def build(scheme="rem", steps=None, case="free", configurations=None, keep_motors=None, gravity=GRAVITY,
+          guess="interpolated", gradient=None):
     """The arm OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem) with the
-    interpolated guess (see the module docstring); N = 20 by default, and for
+    guess ``guess`` (see the module docstring; options: :data:`OPTIONS`); N = 20 by default, and for
     ``scheme="dnco"`` (or ``"direct-<gradient>"``) the joint-angle problem of
     :mod:`pyomo_mbdyn.models.three_link_arm_dnco` with its N = 40.
     ``configurations``: the block's form of node configurations (default
     ``CONFIGURATIONS[scheme]``; schemes without the option take none).
     ``keep_motors=k``: which k of the three joint motors to keep
-    (:meth:`~pyomo_mbdyn.ocp.OptimalControlProblem.select_actuators`, |u| ≤
-    ``MOTOR_BOUND``; a MINLP for ``casadi_bonmin``, see the module docstring)."""
+    (:meth:`~pyomo_mbdyn.ocp.OptimalControlProblem.select_actuators`,
+    ``|u| ≤ MOTOR_BOUND``; a MINLP for ``casadi_bonmin``, see the module docstring)."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.errors import ConfigurationError
@@ -157,7 +176,10 @@ def build(scheme="rem", steps=None, case="free", configurations=None, keep_motor
         from pyomo_mbdyn.models import three_link_arm_dnco
 
         kwds = {} if steps is None else {"steps": steps}
-        return three_link_arm_dnco.build(scheme, **kwds)
+        return three_link_arm_dnco.build(scheme, gradient=gradient, **kwds)
+    if gradient is not None:
+        raise ConfigurationError(f"three-link-arm: gradient applies to the DNCO schemes (dnco, direct), "
+                                 f"not {scheme!r}")
     steps = STEPS if steps is None else steps
     if case not in CASES:
         raise ConfigurationError(f"three-link-arm: unknown case {case!r}; choose from {CASES}")
@@ -168,7 +190,15 @@ def build(scheme="rem", steps=None, case="free", configurations=None, keep_motor
                                     or not float(keep_motors).is_integer()):
         raise ConfigurationError(f"three-link-arm: keep_motors must be the number of motors to keep, "
                                  f"an integer in 1..3 (or None: all), got {keep_motors!r}")
-    system = build_system(DAMPING if case == "damped" else 0.0)
+    if guess not in GUESSES:
+        raise ConfigurationError(f"three-link-arm: guess must be one of {GUESSES}, got {guess!r}")
+    try:
+        gravity = float(gravity)
+    except (TypeError, ValueError):
+        gravity = float("nan")
+    if not np.isfinite(gravity):
+        raise ConfigurationError(f"three-link-arm: gravity must be a finite number [m/s²], got {gravity!r}")
+    system = build_system(DAMPING if case == "damped" else 0.0, gravity)
     m = pyo.ConcreteModel("three-link-arm")
     form = CONFIGURATIONS.get(record(scheme).name) if configurations is None else configurations
     options = {} if form is None else {"configurations": form}
@@ -177,10 +207,7 @@ def build(scheme="rem", steps=None, case="free", configurations=None, keep_motor
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON, **options)
     problem = OptimalControlProblem(m.dyn)
     if case == "time":  # minimum time with bounded torques, started at T = 3
-        for i in m.dyn.intervals:
-            for name, limit in TORQUE_LIMITS.items():
-                m.dyn.u[i, name].setlb(-limit)
-                m.dyn.u[i, name].setub(limit)
+        problem.bound_controls({a: -u for a, u in TORQUE_LIMITS.items()}, TORQUE_LIMITS)
         problem.minimise_final_time()
     else:
         problem.minimise_control_effort({name: 0.5 for name in m.dyn.actuated})  # J = h Σ ½|u|²
@@ -188,12 +215,16 @@ def build(scheme="rem", steps=None, case="free", configurations=None, keep_motor
     problem.fix_final_configuration(theta_f)
     problem.require_final_rest()
     if case == "bounded":
-        for i in m.dyn.intervals:
-            m.dyn.u[i, "wrist.angle"].setlb(0.0)
+        problem.bound_controls(lower={"wrist.angle": 0.0})
     if keep_motors is not None:
         problem.select_actuators(int(keep_motors), MOTOR_BOUND, exactly=True)
-    guess = interpolated_trajectory(system, m.dyn.step_length, steps, theta_f)
-    m.dyn.initialize_from(guess)
+    start = interpolated_trajectory(system, m.dyn.step_length, steps, theta_f if guess != "rest" else 0 * theta_f)
+    if guess == "simulated":
+        from pyomo_mbdyn.simulate import simulate
+
+        start = simulate(system, system.q0, np.zeros(system.n), float(pyo.value(m.dyn.step_length)), steps,
+                         start.u, scheme=record(scheme).name if record(scheme).name != "gc" else "bem")
+    m.dyn.initialize_from(start)
     m.problem = problem
     return m
 

@@ -85,6 +85,7 @@ def potential(alpha):
 
 
 def build_system():
+    """The arm in joint angles (shoulder, elbow, wrist) as a HamiltonianSystem with M(α) and V(α)."""
     return HamiltonianSystem(3, mass_matrix, potential, names=["shoulder", "elbow", "wrist"],
                              name="three-link-arm")
 
@@ -111,8 +112,17 @@ def rest_to_rest_guess(system, steps):
     return x, u
 
 
+#: the options of ``build`` (``pyomo-mbdyn list --options three-link-arm-dnco``)
+OPTIONS = {
+    "gradient": "the discrete gradient of the DNCO where the scheme names none ('dnco', 'direct'): "
+                "'gonzalez', 'greenspan' or 'midpoint' (default gonzalez)",
+    "warm_start": "start the indirect square system from the solved direct transcription (default: true for "
+                  "the indirect schemes)",
+}
+
+
 @model_build
-def build(scheme="dnco", steps=STEPS, warm_start=None):
+def build(scheme="dnco", steps=STEPS, warm_start=None, gradient=None):
     """The arm problem ``m`` (``m.dyn`` a DNCOBlock), started from :func:`rest_to_rest_guess`.
 
     ``warm_start`` (default: True for the indirect schemes) starts the square
@@ -121,7 +131,7 @@ def build(scheme="dnco", steps=STEPS, warm_start=None):
     """
     system = build_system()
     options = dict(initial_position=ALPHA0, final_position=ALPHAF)
-    m = dnco_model(system, scheme, steps, HORIZON, name="three-link-arm", **options)
+    m = dnco_model(system, scheme, steps, HORIZON, name="three-link-arm", gradient=gradient, **options)
     x, u = rest_to_rest_guess(system, steps)
     m.dyn.initialize_from(x=x, u=u)
     if warm_start is None:

@@ -41,7 +41,8 @@
 # With that sign the control equation reads u = −λᵖ (REM, DNCO) and
 # u = −B(q♯)λᵖ (BEM), and the two formulations' multipliers are related by
 # λ^REM = B(q♯_{k+½}) λ^BEM and λ^BEM = P(q_{k+½}) λ^REM.  The `dual` Suffix
-# must exist *before* the solve: `m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)`
+# must exist *before* the solve: `solve(m, duals=True)` declares it (as
+# `m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)` by hand would)
 # (the DNCO models' direct transcriptions add it themselves).
 
 # %%
@@ -74,8 +75,7 @@ from pyomo_mbdyn.ocp import multipliers, solve
 arm = {}
 for scheme in ("bem", "rem"):
     m = three_link_arm.build(scheme, steps=10)
-    m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
-    solve(m, "casadi_ipopt", options={"tol": 1e-10})
+    solve(m, "casadi_ipopt", options={"tol": 1e-10}, duals=True)   # declares m.dual, the multipliers
     arm[scheme] = m
 bem, rem = arm["bem"].dyn, arm["rem"].dyn
 lam_bem = multipliers.momentum_multipliers(bem)          # (N, 36)

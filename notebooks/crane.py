@@ -64,8 +64,7 @@ print(system.validate())
 models, rows = {}, []
 for scheme in SCHEMES:
     m = crane.build(scheme)                            # N = 40, interpolated guess
-    m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
-    result = solve(m, "casadi_ipopt", options=OPTIONS[scheme])
+    result = solve(m, "casadi_ipopt", options=OPTIONS[scheme], duals=True)   # with the multipliers
     models[scheme] = m
     rows.append({"scheme": scheme, "iterations": result.solver.iterations, "J": pyo.value(m.ocp.control_effort)})
 costs = pd.DataFrame(rows).set_index("scheme")

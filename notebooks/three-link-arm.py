@@ -72,8 +72,7 @@ models, rows = {}, []
 for scheme in SCHEMES:
     start = time.perf_counter()
     m = three_link_arm.build(scheme, steps=STEPS)          # interpolated guess, same for every scheme
-    m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)       # the multipliers, read below
-    result = solve(m, "casadi_ipopt", options=OPTIONS[scheme])
+    result = solve(m, "casadi_ipopt", options=OPTIONS[scheme], duals=True)   # with the multipliers
     models[scheme] = m
     rows.append({"scheme": scheme,
                  "variables": sum(1 for x in m.component_data_objects(pyo.Var) if not x.fixed),

@@ -27,7 +27,9 @@
 #    minimum control effort (`OptimalControlProblem` plus one plain Pyomo
 #    constraint);
 # 4. solve with IPOPT (`casadi_ipopt`, shipped with the `casadi` wheel) and
-#    compare the costs and the motions.
+#    compare the costs and the motions;
+# 5. state a problem in physical terms: joint angles, torque and joint
+#    bounds, and an obstacle the tip must avoid.
 
 # %%
 # %matplotlib inline
@@ -87,10 +89,11 @@ ax.figure
 # starts at the system's reference configuration, at rest.
 #
 # `OptimalControlProblem` adds the objective J = h Σᵢ Σₐ uᵢₐ² and the final rest.
-# The reaching condition is written directly in Pyomo with the body's own
-# geometry (`RigidBody.point`): only x and y are imposed — the tip's z is zero
-# by the joints anyway, and a third, redundant row would spoil the solver's
-# constraint qualification.
+# The reaching condition is a plain Pyomo constraint on the forearm's tip:
+# `problem.point("fore", "tip")` gives the tip's position at every node as
+# expressions `tip[k, "x"]` in whatever unknowns the scheme has.  Only x and y
+# are imposed — the tip's z is zero by the joints anyway, and a third,
+# redundant row would spoil the solver's constraint qualification.
 
 # %%
 from pyomo_mbdyn.ocp import OptimalControlProblem
@@ -106,9 +109,8 @@ def reaching_problem(scheme):
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort()
     problem.require_final_rest()
-    q_N = np.array([m.dyn.body["fore"].q[STEPS, c] for c in m.dyn.body["fore"].coordinates], dtype=object)
-    tip = fore.point(q_N, fore.point_components("tip"))            # Pyomo expressions
-    m.reach = pyo.Constraint([0, 1], rule=lambda b, i: tip[i] == TARGET[i])
+    tip = problem.point("fore", "tip")                             # m.ocp.fore_tip[k, "x" | "y" | "z"]
+    m.reach = pyo.Constraint(["x", "y"], rule=lambda b, a: tip[STEPS, a] == TARGET["xy".index(a)])
     return m
 
 
@@ -193,6 +195,95 @@ print("node rates B(q_k) v_k  (elbow):", node_rates[:6, 1].round(3))
 table = models["bem"].dyn.diagnostics()
 assert np.abs(table["E"]).max() < 1e-8
 plotting.plot_conservation(table)
+
+# %% [markdown]
+# ## 5. In physical terms: joint angles, bounds, an obstacle
+#
+# The same arm, stated as a robotics user would: the final configuration as
+# joint angles (rad, from the configuration the arm was assembled in; the same
+# meaning in every scheme, turns included), the motor torques bounded (N m),
+# the elbow kept within ±2 rad, and a round post of radius 0.3 m at (1.2, 0.7)
+# that the forearm's tip must keep clear of at every node — a path constraint
+# written as a plain Pyomo constraint on `problem.point`.  `solve(duals=True)`
+# declares the `dual` Suffix, so the trajectory carries the momentum
+# multipliers too.
+
+# %%
+from pyomo_mbdyn.ocp import interpolated_trajectory
+
+POST, RADIUS = np.array([1.2, 0.7]), 0.3
+GOAL = {"shoulder": np.pi / 2, "elbow": 0.0}                        # straight up
+
+
+def physical_problem(scheme, obstacle=True, start=None):
+    m = pyo.ConcreteModel(f"arm-{scheme}-post")
+    m.dyn = scheme_block(scheme, system=arm, steps=STEPS, horizon=HORIZON)
+    problem = OptimalControlProblem(m.dyn)
+    problem.minimise_control_effort()
+    problem.fix_final_configuration(GOAL)
+    problem.require_final_rest()
+    problem.bound_controls(-4.0, 4.0)
+    problem.bound_joint("elbow", -2.0, 2.0)
+    tip = problem.point("fore", "tip")
+    if obstacle:
+        m.clearance = pyo.Constraint(m.dyn.nodes, rule=lambda m, k: (tip[k, "x"] - POST[0]) ** 2
+                                     + (tip[k, "y"] - POST[1]) ** 2 >= RADIUS ** 2)
+    if start is None:
+        start = interpolated_trajectory(arm, HORIZON / STEPS, STEPS, [GOAL["shoulder"], GOAL["elbow"]])
+    m.dyn.initialize_from(start)
+    problem.solve(duals=True)
+    return m, problem
+
+
+rows, runs = [], {}
+for scheme in ("bem", "rem"):
+    for obstacle in (False, True):
+        # the rem starts from the bem's optimum: the problem has mirror-image local optima
+        # (the elbow folding either way), and both schemes then solve for the same one
+        start = None if scheme == "bem" else runs["bem", obstacle][0].dyn.trajectory()
+        m, problem = physical_problem(scheme, obstacle, start)
+        runs[scheme, obstacle] = (m, problem)
+        tip = problem.point("fore", "tip", name="tip_check")
+        clearance = min(np.hypot(pyo.value(tip[k, "x"]) - POST[0], pyo.value(tip[k, "y"]) - POST[1])
+                        for k in m.dyn.nodes)
+        angles = problem.joint_coordinates()
+        rows.append({"scheme": scheme, "post": obstacle, "J": pyo.value(m.ocp.control_effort),
+                     "min distance to the post": clearance,
+                     "final angles": [round(pyo.value(angles[STEPS, j]), 10) for j in m.dyn.velocities],
+                     "max |u|": np.abs(m.dyn.trajectory().u).max()})
+physical = pd.DataFrame(rows).set_index(["scheme", "post"])
+for obstacle in (False, True):
+    J_bem, J_rem = physical.loc[("bem", obstacle), "J"], physical.loc[("rem", obstacle), "J"]
+    assert abs(J_bem - J_rem) < 1e-6 * J_rem
+assert (physical.xs(True, level="post")["min distance to the post"] > RADIUS - 1e-7).all()
+physical
+
+# %% [markdown]
+# Without the post the tip sweeps through it; with it the arm folds the elbow
+# to pass by, at a higher cost, the same in BEM and REM.  The elbow bound is
+# active without the post (the elbow would fold beyond 2 rad), the torque
+# bound with it.  The multipliers of the
+# momentum rows come with the trajectory (λ = −dual: for J = h Σ|u|² the REM's
+# controls are u = −λ/2 wherever the torque bound is not active):
+
+# %%
+m, problem = runs["rem", True]
+trajectory = m.dyn.trajectory()
+free = np.abs(trajectory.u) < 4.0 - 1e-6
+gap = np.abs(trajectory.u + 0.5 * trajectory.momentum_multipliers)
+print(f"max |u + λ/2| where |u| < 4: {gap[free].max():.1e};  on the bound: {gap[~free].max():.2f}")
+assert gap[free].max() < 1e-6
+ax = plotting.plot_snapshots(arm, trajectory.q, t=trajectory.t, count=8)
+angle = np.linspace(0, 2 * np.pi, 60)
+ax.plot(POST[0] + RADIUS * np.cos(angle), POST[1] + RADIUS * np.sin(angle), 0 * angle, color="k")
+ax.view_init(elev=90, azim=-90)
+ax.figure
+
+# %% [markdown]
+# The trajectory as a labelled array (time × coordinate, with units):
+
+# %%
+trajectory.to_xarray()
 
 # %% [markdown]
 # Finally, keep the solution (arrays bit for bit, metadata as JSON):

@@ -19,10 +19,10 @@ never build them.
 """
 
 from . import plugins as _plugins
+from ._version import __version__
 from .errors import MbdynError
 from .solvers import available_solvers, get_solver
 
 _plugins.load()
 
-__version__ = "0.1.0"
 __all__ = ["MbdynError", "available_solvers", "get_solver", "__version__"]

@@ -13,7 +13,10 @@ not rows), active constraints, split into equality rows and inequality rows
 time T = N h reached (the solver's value when the model's final time is free).
 ``--set KEY=VALUE`` (repeatable) passes an option of the model's ``build()``,
 JSON-typed (``--set case=time``, ``--set distance=2.5``); an unknown key is
-refused with the list of the model's options.
+refused with the list of the model's options.  After the solve ``--plot DIR``
+writes the model's figures (PNG) and ``--html FILE`` an interactive 3-D view
+(:func:`pyomo_mbdyn.html_view.animate_html`; ``"html"`` in the JSON); a failure
+to write them leaves the result standing, adds ``error`` to it and exits 1.
 
 With ``--steps N`` of at least ``2 × REFINE_FROM`` (:data:`pyomo_mbdyn.ocp.solve.REFINE_FROM`,
 80; ``--coarsest`` changes it) a model whose ``build(scheme, steps=...)`` returns a
@@ -39,6 +42,7 @@ import argparse
 import json
 import sys
 
+from ._version import __version__
 from .studies.run import count_components as _count, count_rows as _count_rows, run_model, solve_model  # noqa: F401
 
 __all__ = ["main"]
@@ -58,8 +62,20 @@ def _cmd_solvers(args):
 
 
 def _cmd_list(args):
-    from pyomo_mbdyn.models import MODELS, description
+    from pyomo_mbdyn.models import MODELS, description, options
 
+    if args.options:
+        rows = options(args.options)
+        if args.json:
+            print(json.dumps({"model": args.options, "options": rows}, default=str))
+            return 0
+        print(f"{args.options}: {description(args.options)}")
+        print("options (pyomo-mbdyn run MODEL --set KEY=VALUE, VALUE JSON-typed):")
+        for row in rows:
+            print(f"  {row['name']} = {json.dumps(row['default'], default=str)}")
+            if row["description"]:
+                print(f"      {row['description']}")
+        return 0
     if not MODELS:
         print("no models installed yet")
     for name in MODELS:
@@ -83,6 +99,11 @@ def parse_settings(settings):
         except ValueError:
             options[key] = text
     return options
+
+
+def _json_safe(result):
+    """The result's entries that a trajectory's metadata can hold (JSON values)."""
+    return {k: v for k, v in result.items() if k != "stages"}
 
 
 def _stage_line(stage):
@@ -125,6 +146,13 @@ def _cmd_run(args):
         print(f"pyomo-mbdyn: {args.model}: {err}", file=sys.stderr)
         return 2
     figures, plot_error = [], None
+    if args.save is not None:
+        from .trajectory import Trajectory
+
+        try:
+            result["saved"] = str(Trajectory.from_block(model.dyn, **_json_safe(result)).save(args.save))
+        except Exception as err:  # the solve stands: print it, then say what failed
+            plot_error = f"--save {args.save}: {type(err).__name__}: {err}"
     if args.plot is not None:
         from .figures import model_figures
 
@@ -132,9 +160,23 @@ def _cmd_run(args):
             figures = [str(p) for p in model_figures(args.model, model, args.plot)]
         except Exception as err:  # the solve stands: print it, then say what failed
             plot_error = f"--plot {args.plot}: {type(err).__name__}: {err}"
+    html = None
+    if args.html is not None:
+        from .html_view import animate_html
+
+        try:
+            title = f"{args.model}: {result.get('scheme')}, N = {result.get('steps')}, {result.get('status')}"
+            if isinstance(result.get("objective"), float):
+                title += f", J = {result['objective']:.6g}"
+            html = str(animate_html(model.dyn.trajectory(), args.html, system=model.dyn.system, title=title))
+        except Exception as err:  # the solve stands, as after a --plot failure
+            failed = f"--html {args.html}: {type(err).__name__}: {err}"
+            plot_error = failed if plot_error is None else f"{plot_error}; {failed}"
     if args.json:
         if args.plot is not None:
             result["figures"] = figures
+        if args.html is not None:
+            result["html"] = html
         if plot_error is not None:
             result["error"] = plot_error
         print(json.dumps(result))
@@ -146,6 +188,8 @@ def _cmd_run(args):
             print(f"{key:<{width}}  {value}")
         for path in figures:
             print(f"{'figure':<{width}}  {path}")
+        if html is not None:
+            print(f"{'html':<{width}}  {html}")
     if plot_error is not None:
         print(f"pyomo-mbdyn: {args.model}: {plot_error}", file=sys.stderr)
         return 1
@@ -372,8 +416,13 @@ def build_parser():
         prog="pyomo-mbdyn",
         description="Structure-preserving optimal control of multibody systems in Pyomo.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="models with one-line descriptions").set_defaults(func=_cmd_list)
+    listing = sub.add_parser("list", help="models with one-line descriptions, or one model's options")
+    listing.add_argument("--options", metavar="MODEL", default=None,
+                         help="the options of MODEL's build() (for run --set KEY=VALUE), with defaults")
+    listing.add_argument("--json", action="store_true", help="with --options: one JSON object")
+    listing.set_defaults(func=_cmd_list)
     sub.add_parser("solvers", help="available solvers and versions").set_defaults(
         func=_cmd_solvers
     )
@@ -391,8 +440,13 @@ def build_parser():
                      help="a model option (an argument of the model's build(); VALUE is JSON-typed, "
                           "e.g. --set distance=2.5 --set objective='\"effort+time\"'; bare words are strings)")
     run.add_argument("--json", action="store_true", help="print one JSON object")
+    run.add_argument("--save", metavar="FILE", default=None,
+                     help="save the solved trajectory (a .npz archive: pyomo_mbdyn.results.load) to FILE")
     run.add_argument("--plot", metavar="DIR", default=None,
                      help="write the model's figures (PNG) into DIR and print their paths")
+    run.add_argument("--html", metavar="FILE", default=None,
+                     help="write an interactive 3-D view of the solved motion (one self-contained HTML "
+                          "file: rotate, zoom, play; controls and energy beside it) to FILE and print its path")
     run.set_defaults(func=_cmd_run)
     sweep = sub.add_parser("sweep", help="solve a model on every point of a grid of schemes and steps")
     sweep.add_argument("model")

@@ -10,6 +10,7 @@ to the specific message.
 __all__ = [
     "MbdynError",
     "ConfigurationError",
+    "NotRepresentableError",
     "AssemblyError",
     "SolverUnavailableError",
     "UnsupportedModelError",
@@ -37,6 +38,12 @@ class MbdynError(Exception):
 
 class ConfigurationError(MbdynError, ValueError):
     """An option, parameter or argument has a value the library cannot use."""
+
+
+class NotRepresentableError(ConfigurationError):
+    """A scheme's unknowns cannot express what was asked: a final joint angle beyond a turn in
+    a form that holds rotations only as configurations, a joint bound on a rotation vector, …
+    The message names the scheme and the forms that can."""
 
 
 class AssemblyError(MbdynError, ValueError):

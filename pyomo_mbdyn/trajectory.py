@@ -51,7 +51,7 @@ import numpy as np
 
 from .errors import ConfigurationError, DestinationError, MissingFileError, ResultsFileError
 
-__all__ = ["Trajectory", "load", "column_names", "check_destination", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["Trajectory", "load", "column_names", "check_destination", "unit", "FORMAT", "FORMAT_VERSION"]
 
 #: name and version written into every archive's header
 FORMAT, FORMAT_VERSION = "pyomo_mbdyn.SolvedTrajectory", 1
@@ -118,6 +118,46 @@ def column_names(system):
         return names, names, names
     coordinates = [f"{name}.{c}" for name, body in system.bodies.items() for c in coordinate_names(body)]
     return coordinates, list(system.actuated), list(system.velocities)
+
+
+#: the SI unit of a generalised coordinate by the kind of its name's last part
+_ANGLE, _LENGTH = "rad", "m"
+_RATE = {"rad": "rad/s", "m": "m/s", "1": "1/s", "": ""}
+_FORCE = {"rad": "N m", "m": "N", "": ""}
+
+
+def _coordinate_kind(name):
+    """'rad', 'm', '1' (director components) or '' (unknown) from a column name ``owner.part``."""
+    part = name.rsplit(".", 1)[-1]
+    if part.startswith(("angle", "w", "beta", "swing", "alpha", "phi", "psi", "theta")):
+        return _ANGLE
+    if part in ("x", "y", "z", "s") or part.startswith(("v", "slide")):
+        return _LENGTH
+    if len(part) == 3 and part[0] == "d" and part[1] in "123" and part[2] in "xyz":
+        return "1"
+    return ""
+
+
+def unit(name, quantity):
+    """The SI unit of column ``name`` of ``quantity``: ``"q"`` (coordinate: m, rad or 1 for
+    director components), ``"v"`` and ``"nu"`` (its rate: m/s, rad/s, 1/s), ``"u"`` (the
+    generalised force on that coordinate: N for a translation, N m for a rotation), ``"t"``
+    (s).  Read from the library's column names (``body.x``, ``body.d1x``, ``joint.angle``,
+    ``joint.slide``, ``body.vx``, ``body.wx``); '' where the name does not tell.
+
+    >>> unit("elbow.angle", "u"), unit("link1.d1x", "v"), unit("trolley.s", "nu")
+    ('N m', '1/s', 'm/s')
+    """
+    if quantity == "t":
+        return "s"
+    kind = _coordinate_kind(name)
+    if quantity == "q":
+        return kind
+    if quantity in ("v", "nu"):
+        return _RATE[kind]
+    if quantity == "u":
+        return _FORCE.get(kind, "")
+    raise ConfigurationError(f"unit: quantity must be 't', 'q', 'v', 'nu' or 'u', got {quantity!r}")
 
 
 def _numeric_array(value, what):
@@ -208,9 +248,11 @@ class Trajectory:
     extras : dict of str → array
         Further named arrays of any shape (multipliers, costates, …).  Names
         are letters, digits and ``_ . -``; entries that are None are dropped.
-    system : the MultibodySystem (or other system) of the motion, optional;
-        neither saved nor compared.
+    system : MultibodySystem, optional
+        The system (or other system) of the motion; neither saved nor compared.
 
+    Notes
+    -----
     Arrays keep their dtype (any bool, integer, float or complex type); they
     are not copied.  Every inconsistency (shapes, name counts, non-numeric
     data, metadata JSON cannot hold) raises a :class:`ConfigurationError`
@@ -445,6 +487,70 @@ class Trajectory:
         table = pd.concat(blocks, axis=1)
         table.index.name = "k"
         return table
+
+    def units(self):
+        """``{"t": "s", "q": {coordinate: unit}, "v": …, "u": …, "nu": …}`` (:func:`unit`)."""
+        out = {"t": "s"}
+        for group, names in (("q", self.coordinates), ("v", self.coordinates), ("u", self.controls),
+                             ("nu", self.velocities)):
+            out[group] = {name: unit(name, group) for name in names}
+        return out
+
+    def to_xarray(self):
+        """An ``xarray.Dataset``: ``q``, ``v`` over (``t``, ``coordinate``), ``u`` over
+        (``interval``, ``control``), ``nu`` over (``interval``, ``velocity``), extras of
+        N+1 or N rows over ``t`` or ``interval`` (and ``<name>_column``).  The interval
+        dimension carries ``t_start`` and ``t_end``; every column dimension its units
+        (coordinate ``unit``: ``q_unit``, ``v_unit``, …), every variable ``long_name``
+        and, where one unit holds for all its columns, ``units``; the metadata are the
+        Dataset's attributes (nested values as JSON text, so that ``to_netcdf`` writes them).
+
+        Requires ``xarray`` (a dependency of pyomo_mbdyn).
+        """
+        import xarray as xr
+
+        N = self.steps
+        units = self.units()
+        coords = {"t": ("t", self.t, {"units": "s", "long_name": "node time"}),
+                  "t_start": ("interval", self.t[:-1], {"units": "s", "long_name": "interval start"}),
+                  "t_end": ("interval", self.t[1:], {"units": "s", "long_name": "interval end"}),
+                  "coordinate": list(self.coordinates), "control": list(self.controls),
+                  "velocity": list(self.velocities),
+                  "q_unit": ("coordinate", [units["q"][c] for c in self.coordinates]),
+                  "v_unit": ("coordinate", [units["v"][c] for c in self.coordinates]),
+                  "u_unit": ("control", [units["u"][c] for c in self.controls]),
+                  "nu_unit": ("velocity", [units["nu"][c] for c in self.velocities])}
+        long_names = {"q": "node configuration", "v": "node velocity",
+                      "u": "interval control (minus the applied generalised force)",
+                      "nu": "interval joint rate"}
+        data = {}
+        for group, dims in (("q", ("t", "coordinate")), ("v", ("t", "coordinate")),
+                            ("u", ("interval", "control")), ("nu", ("interval", "velocity"))):
+            attrs = {"long_name": long_names[group]}
+            column_units = set(units[group].values())
+            if len(column_units) == 1:
+                attrs["units"] = column_units.pop()
+            data[group] = (dims, getattr(self, group), attrs)
+        for key, value in self.extras.items():
+            if value.ndim in (1, 2) and value.shape[0] in (N, N + 1):
+                row = "t" if value.shape[0] == N + 1 else "interval"
+                if value.ndim == 1:
+                    data[key] = ((row,), value)
+                else:
+                    data[key] = ((row, f"{key}_column"), value)
+        attrs = {k: (v if isinstance(v, (str, int, float)) and not isinstance(v, bool) else json.dumps(v))
+                 for k, v in self.metadata.items()}
+        return xr.Dataset(data, coords=coords, attrs=attrs)
+
+    def diagnostics(self):
+        """Per-node conservation table of this trajectory (T, V, W, D, E, momenta, constraint
+        residual; :func:`pyomo_mbdyn.diagnostics.trajectory_table`).  Needs ``system``."""
+        from .diagnostics import trajectory_table
+
+        if self.system is None:
+            raise ConfigurationError("Trajectory.diagnostics: the trajectory has no system (a loaded archive): "
+                                     "set trajectory.system = the MultibodySystem it belongs to")
+        return trajectory_table(self)
 
 
 def load(path):

@@ -10,10 +10,11 @@ the error comes before any solver runs (only the solver-option cases need one).
 The inputs that are legal but suspicious get a documented
 :class:`~pyomo_mbdyn.errors.ModellingWarning` instead (tested at the end):
 
-* a joint point far from every rigid body it joins (a long massless link);
-* a final angle more than π from the start in a scheme that fixes the final
-  configuration node by node (bem, dmocc_lm, rattle), which holds angles only
-  modulo 2π.
+* a joint point far from every rigid body it joins (a long massless link).
+
+A final angle more than a turn from the start is no longer a warning: every
+scheme carries the turns (the node forms by the row ``ocp.final_turns``), or
+raises :class:`~pyomo_mbdyn.errors.NotRepresentableError` (tests/ocp/test_physical_terms.py).
 
 The systems are tiny (one link, three steps) so that the whole catalogue runs in
 seconds.
@@ -30,6 +31,7 @@ import pytest
 import pyomo_mbdyn  # noqa: F401  (registers the solver plugins)
 from pyomo_mbdyn import plotting, results
 from pyomo_mbdyn.errors import (
+    NotRepresentableError,
     AssemblyError,
     ConfigurationError,
     DestinationError,
@@ -67,6 +69,25 @@ def pendulum(actuate=True):
     system.add_joints(Revolute("hinge", None, body, location=(0, 0, 0), axis=(0, 0, 1)))
     if actuate:
         system.actuate("hinge")
+    return system
+
+
+def two_links():
+    """The pendulum with a second link on a knee."""
+    system = pendulum()
+    lower = link("lower", position=(1.5, 0, 0))
+    system.add_bodies(lower)
+    system.add_joints(Revolute("knee", system.bodies["link"], lower, location=(1, 0, 0), axis=(0, 0, 1)))
+    return system
+
+
+def ball_link():
+    """One link on a ball joint at the origin."""
+    body = link()
+    system = MultibodySystem("ball", gravity=(0, -9.81, 0))
+    system.add_bodies(body)
+    system.add_joints(Spherical("ball", None, body, location=(0, 0, 0)))
+    system.actuate("ball")
     return system
 
 
@@ -418,8 +439,28 @@ CASES = [
      ConfigurationError, r"dnco block: .*'initial_position'.*expected finite numbers, got \[nan\]"),
     # -- boundary conditions and targets ----------------------------------------------------------
     ("final-configuration-length", lambda tmp: problem().fix_final_configuration([1.0, 2.0]),
-     ConfigurationError, (r"fix_final_configuration: expected 1 finite chart coordinates for \['hinge\.angle'\], "
+     ConfigurationError, (r"fix_final_configuration: expected 1 finite joint coordinates for \['hinge\.angle'\], "
                           r"got \[1\.0, 2\.0\]")),
+    ("final-configuration-unknown-joint", lambda tmp: problem().fix_final_configuration({"knee": 1.0}),
+     ConfigurationError, r"fix_final_configuration: 'knee' is neither a joint with coordinates nor a generalised "
+                         r"coordinate of .*joints: \['hinge'\]"),
+    ("final-configuration-missing", lambda tmp: problem(system=two_links()).fix_final_configuration({"hinge": 1.0}),
+     ConfigurationError, r"fix_final_configuration: no value for \['knee\.angle'\]"),
+    ("final-configuration-ball-turns", lambda tmp: problem(system=ball_link()).fix_final_configuration([4.0, 0, 0]),
+     NotRepresentableError, r"fix_final_configuration \(turns of \['ball\.wx'\]\) on the bem block 'dyn': "
+                            r"'ball\.wx' \(spherical\) is a rotation vector.*configurations='absolute'"),
+    ("bound-controls-crossed", lambda tmp: problem().bound_controls(2.0, 1.0),
+     ConfigurationError, r"bound_controls: lower > upper for \{'hinge\.angle': \(2\.0, 1\.0\)\}"),
+    ("bound-controls-unknown", lambda tmp: problem().bound_controls(upper={"knee.angle": 1.0}),
+     ConfigurationError, r"bound_controls: upper names \['knee\.angle'\], not among \['hinge\.angle'\]"),
+    ("bound-joint-start-outside", lambda tmp: problem().bound_joint("hinge", 0.5, 1.0),
+     ConfigurationError, r"bound_joint\('hinge'\): the initial value hinge\.angle = 0 lies outside \[0\.5, 1\.0\]"),
+    ("bound-joint-unknown", lambda tmp: problem().bound_joint("knee", 0.5, 1.0),
+     ConfigurationError, r"bound_joint: 'knee' is neither a joint"),
+    ("bound-joint-ball", lambda tmp: problem(system=ball_link()).bound_joint("ball", -1.0, 1.0),
+     NotRepresentableError, r"bound_joint\('ball'\) on the bem block 'dyn': 'ball\.wx' \(spherical\)"),
+    ("point-unknown-body", lambda tmp: problem().point("forearm", (0, 0, 1)),
+     ConfigurationError, r"point: no body named 'forearm'"),
     ("final-configuration-nan", lambda tmp: problem().fix_final_configuration([nan]),
      ConfigurationError, r"fix_final_configuration: expected 1 finite .*got \[nan\]"),
     ("final-configuration-twice-nodes", fix_twice("bem"),
@@ -535,7 +576,7 @@ CASES = [
     ("model-option-unknown-direct", model("three-link-arm", steps=3, speed=1),
      ConfigurationError, r"model 'three-link-arm' takes no option 'speed'; its options are \['case', "),
     ("model-option-unknown-direct-dnco", model("pendulum", weight=2.0),
-     ConfigurationError, r"model 'pendulum' takes no option 'weight'; its options are \[\]"),
+     ConfigurationError, r"model 'pendulum' takes no option 'weight'; its options are \['gradient'\]"),
     ("three-link-arm-case", model("three-link-arm", steps=3, case="fast"),
      ConfigurationError, r"three-link-arm: unknown case 'fast'; choose from \('free', "),
     ("three-link-arm-keep-motors-too-many", model("three-link-arm", steps=3, keep_motors=5),
@@ -592,13 +633,15 @@ def test_joints_near_a_body_or_on_point_masses_do_not_warn(recwarn):
 
 
 @pytest.mark.parametrize("scheme", ["bem", "dmocc_lm", "rattle"])
-def test_turns_in_a_node_form_scheme_warn(scheme):
-    """bem, dmocc_lm and rattle fix q(θ): 100 rad is held as 100 - 16·2π ≈ -0.531 rad."""
+def test_turns_in_a_node_form_scheme_are_imposed_by_the_summed_joint_angle(scheme, recwarn):
+    """bem, dmocc_lm and rattle fix q(θ), which holds 100 rad as 100 - 16·2π ≈ -0.531 rad; the
+    row θ - π ≤ θ_N ≤ θ + π on the summed joint angle selects the turn."""
     p = problem(scheme)
-    with pytest.warns(ModellingWarning, match=rf"{scheme} block 'dyn': hinge\.angle = 100 rad is 100 rad from the "
-                                              r"start.*modulo 2π \(as a change of -0\.530965 rad\)"):
-        p.fix_final_configuration([100.0])
+    p.fix_final_configuration([100.0])
     assert p.dyn.body["link"].q[3, "d1x"].fixed
+    row = p.block.final_turns["hinge.angle"]
+    assert (row.lower, row.upper) == pytest.approx((100.0 - np.pi, 100.0 + np.pi))
+    assert not [w for w in recwarn if issubclass(w.category, ModellingWarning)]
 
 
 @pytest.mark.parametrize("scheme", ["rem", "dmocc", "gc", "bem"])

@@ -18,7 +18,8 @@ MODULES = sorted(info.name for info in pkgutil.walk_packages(pyomo_mbdyn.__path_
                  if not info.name.startswith("pyomo_mbdyn.models"))
 #: modules whose docstrings hold examples (a test below keeps this list honest)
 WITH_EXAMPLES = ["pyomo_mbdyn.mechanics.bodies", "pyomo_mbdyn.mechanics.hamiltonian",
-                 "pyomo_mbdyn.mechanics.system", "pyomo_mbdyn.ocp.solve", "pyomo_mbdyn.trajectory"]
+                 "pyomo_mbdyn.mechanics.system", "pyomo_mbdyn.ocp.problem", "pyomo_mbdyn.ocp.solve",
+                 "pyomo_mbdyn.trajectory"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -172,5 +172,6 @@ def efforts(system, nu, u_full):
 
 
 def midpoint(a, b):
+    """``(a + b)/2`` elementwise, as a shared array (any backend)."""
     return shared_array(as_array((as_array(a) + as_array(b)) * 0.5))
 

@@ -104,6 +104,10 @@ def _finish(a):
 
 
 def check_gradient(gradient, system):
+    """Refuse an unknown discrete gradient, or ``greenspan`` for a configuration-dependent M(q).
+
+    Raises :class:`~pyomo_mbdyn.errors.ConfigurationError` naming the choices.
+    """
     if gradient not in GRADIENTS:
         raise ConfigurationError(f"unknown gradient {gradient!r}; choose one of {list(GRADIENTS)}")
     if gradient == "greenspan" and not system.constant_mass:

@@ -16,9 +16,11 @@ __all__ = ["gc_residuals"]
 def gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation="exp", nu=None):
     """One step of the midpoint rule in generalised coordinates (thesis Eq. 3.40–3.42).
 
-    ``kinematics``        θ_{k+1} - θ_k - h ṽ_{k+½}                               (dof)
-    ``momentum_balance``  M̃(θ_{k+½})(ṽ_{k+1} - ṽ_k)
-                          + h P̃ᵀ[M Ṗṽ + ∇V + Bᵀ(K ν + u)]                          (dof)
+    ::
+
+        kinematics            θ_{k+1} - θ_k - h ṽ_{k+½}                               (dof)
+        momentum_balance      M̃(θ_{k+½})(ṽ_{k+1} - ṽ_k)
+                              + h P̃ᵀ[M Ṗṽ + ∇V + Bᵀ(K ν + u)]                          (dof)
 
     with ``M̃ = P̃ᵀ M P̃``, all at ``θ_{k+½}, ṽ_{k+½}``, and ``ν = B P̃ ṽ_{k+½}``
     (= ṽ for chains of revolute and prismatic joints, where ``P̃ᵀBᵀ = I`` and

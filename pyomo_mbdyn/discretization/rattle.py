@@ -37,12 +37,14 @@ def rattle_residuals(system, h, q0, v0, q1, v1, lam, mu, u):
     With ``p = M v`` and the half-step momentum ``p_{k+½} = M (q_{k+1} - q_k)/h``
     eliminated, returns a dict of arrays:
 
-    ``momentum_first_half``   M((q_{k+1} - q_k)/h - v_k)
-                              + h/2 [∇V + G(q_k)ᵀλ + B(q_k)ᵀu_k]              (n)
-    ``constraint``            Φ(q_{k+1})                                      (m)
-    ``momentum_second_half``  M(v_{k+1} - (q_{k+1} - q_k)/h)
-                              + h/2 [∇V + G(q_{k+1})ᵀμ + B(q_{k+1})ᵀu_k]      (n)
-    ``hidden_constraint``     G(q_{k+1}) v_{k+1}                              (m)
+    ::
+
+        momentum_first_half       M((q_{k+1} - q_k)/h - v_k)
+                                  + h/2 [∇V + G(q_k)ᵀλ + B(q_k)ᵀu_k]              (n)
+        constraint                Φ(q_{k+1})                                      (m)
+        momentum_second_half      M(v_{k+1} - (q_{k+1} - q_k)/h)
+                                  + h/2 [∇V + G(q_{k+1})ᵀμ + B(q_{k+1})ᵀu_k]      (n)
+        hidden_constraint         G(q_{k+1}) v_{k+1}                              (m)
 
     Unknowns ``q_{k+1}, v_{k+1}, λ, μ``: 2n + 2m equations.  ``lam`` and ``mu``
     are the multipliers of the two half steps (ordered as

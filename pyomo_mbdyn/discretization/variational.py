@@ -42,9 +42,11 @@ def lumped_controls(system, q, u, h):
 def dmocc_lm_residuals(system, h, q_prev, q, q_next, lam, u_prev, u, v0=None):
     """Constrained forced discrete Euler–Lagrange equations at node n (DMOCC 3.6).
 
-    ``momentum_matching``  D2L_d(q_{n-1}, q_n) + D1L_d(q_n, q_{n+1}) - h G(q_n)ᵀλ_n
-                           - (h/2) B(q_n)ᵀ(u_{n-1} + u_n)                         (n)
-    ``constraint``         Φ(q_{n+1})                                             (m)
+    ::
+
+        momentum_matching      D2L_d(q_{n-1}, q_n) + D1L_d(q_n, q_{n+1}) - h G(q_n)ᵀλ_n
+                               - (h/2) B(q_n)ᵀ(u_{n-1} + u_n)                         (n)
+        constraint             Φ(q_{n+1})                                             (m)
 
     At the first node (``q_prev is None``) the momentum condition
     ``M v_0 + D1L_d(q_0, q_1) - (h/2) G(q_0)ᵀλ_0 - (h/2) B(q_0)ᵀu_0 = 0`` (3.13,
@@ -67,9 +69,11 @@ def dmocc_lm_residuals(system, h, q_prev, q, q_next, lam, u_prev, u, v0=None):
 def dmocc_residuals(system, h, q_prev, q, w, q_next, u_prev, u, v0=None, rotation="exp"):
     """The reduced DMOCC step (DMOCC 3.12) with the nodal reparametrisation.
 
-    ``reparametrisation``  q_{n+1} - F(w_{n+1}, q_n)                             (n)
-    ``momentum_matching``  P(q_n)ᵀ[D2L_d(q_{n-1}, q_n) + D1L_d(q_n, q_{n+1})]
-                           - (h/2)(u_{n-1} + u_n)                               (dof)
+    ::
+
+        reparametrisation      q_{n+1} - F(w_{n+1}, q_n)                             (n)
+        momentum_matching      P(q_n)ᵀ[D2L_d(q_{n-1}, q_n) + D1L_d(q_n, q_{n+1})]
+                               - (h/2)(u_{n-1} + u_n)                               (dof)
 
     (``P(q_n)ᵀ B(q_n)ᵀ = I`` at the admissible node, so controls enter with the
     identity.)  At the first node: ``P(q_0)ᵀ[M v_0 + D1L_d(q_0, q_1)] - (h/2) u_0``.

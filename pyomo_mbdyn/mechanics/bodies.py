@@ -46,6 +46,16 @@ class Body:
     n_internal : int           6 or 0 internal constraints
     twist_size : int           6 or 3
     q0 : ndarray               reference configuration
+
+    Examples
+    --------
+    Code that accepts any body reads these attributes:
+
+    >>> from pyomo_mbdyn.mechanics import Body, PointMass, RigidBody
+    >>> for body in (RigidBody("link", 1.0, (0.1, 0.1, 0.02)), PointMass("bob", 2.0)):
+    ...     print(body, isinstance(body, Body), body.n_coordinates, body.n_internal, body.twist_size)
+    RigidBody('link') True 12 6 6
+    PointMass('bob') True 3 0 3
     """
 
     n_coordinates = 0
@@ -297,7 +307,16 @@ class RigidBody(Body):
 
 
 class PointMass(Body):
-    """A particle: ``q = φ ∈ R³``, ``M = m I``; used for the crane and the particle."""
+    """A particle: ``q = φ ∈ R³``, ``M = m I``; used for the crane and the particle.
+
+    Examples
+    --------
+    >>> bob = PointMass("bob", 2.0, position=(0, -1, 0))
+    >>> bob.q0, bob.n_coordinates
+    (array([ 0., -1.,  0.]), 3)
+    >>> float(bob.kinetic_energy([1.0, 0.0, 0.0]))     # ½ m |φ̇|²
+    1.0
+    """
 
     n_coordinates = 3
     n_internal = 0

@@ -31,6 +31,8 @@ class HamiltonianSystem:
     name : str
         For messages.
 
+    Notes
+    -----
     The inverse M⁻¹ is the explicit cofactor formula (exact; fine for the small
     n of the thesis examples) or a numeric inverse when M is constant.  ∇H and
     ∇ₓₓH are CasADi's symbolic derivatives.  Methods take arrays of any

@@ -218,6 +218,18 @@ class Joint:
     ----------
     dofs : tuple of str     names of the joint coordinates (length r)
     n_constraints : int     m_ext
+
+    Examples
+    --------
+    Every joint (a :class:`Revolute` here) says what it frees and what it constrains:
+
+    >>> from pyomo_mbdyn.mechanics import Joint, Revolute, RigidBody
+    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> hinge = Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1))
+    >>> isinstance(hinge, Joint), hinge.kind, hinge.parent
+    (True, 'revolute', ground)
+    >>> hinge.dofs, hinge.n_dofs, hinge.n_constraints
+    (('hinge.angle',), 1, 5)
     """
 
     kind = "joint"
@@ -533,7 +545,20 @@ class Joint:
 
 
 class Spherical(Joint):
-    """Ball joint: the joint points coincide; three relative rotations (ω_c - ω_p)."""
+    """Ball joint: the joint points coincide; three relative rotations (ω_c - ω_p).
+
+    Examples
+    --------
+    A top on a fixed pivot; a point mass hung by a ball joint has no rotations:
+
+    >>> from pyomo_mbdyn.mechanics import PointMass, RigidBody, Spherical
+    >>> top = RigidBody("top", 1.0, (0.3, 0.3, 0.2), position=(0, 0, 0.5))
+    >>> Spherical("pivot", None, top, location=(0, 0, 0)).dofs
+    ('pivot.wx', 'pivot.wy', 'pivot.wz')
+    >>> ball = Spherical("hook", None, PointMass("load", 1.0, position=(0, 0, -1)))
+    >>> ball.dofs, ball.n_constraints
+    ((), 3)
+    """
 
     kind = "spherical"
 
@@ -567,7 +592,18 @@ class Revolute(Joint):
 
 
 class Prismatic(Joint):
-    """Slider along ``axis`` (fixed in the parent); no relative rotation."""
+    """Slider along ``axis`` (fixed in the parent); no relative rotation.
+
+    Examples
+    --------
+    A cart on a rail along x:
+
+    >>> from pyomo_mbdyn.mechanics import Prismatic, RigidBody
+    >>> cart = RigidBody("cart", 5.0, (0.2, 0.3, 0.3))
+    >>> rail = Prismatic("rail", None, cart, axis=(1, 0, 0))
+    >>> rail.dofs, rail.n_constraints
+    (('rail.slide',), 5)
+    """
 
     kind = "prismatic"
     dof_names = ("slide",)
@@ -583,7 +619,16 @@ class Prismatic(Joint):
 
 
 class Cylindrical(Joint):
-    """Rotation about and translation along ``axis`` (fixed in the parent)."""
+    """Rotation about and translation along ``axis`` (fixed in the parent).
+
+    Examples
+    --------
+    >>> from pyomo_mbdyn.mechanics import Cylindrical, RigidBody
+    >>> shaft = RigidBody("shaft", 1.0, (0.01, 0.1, 0.1), position=(0.5, 0, 0))
+    >>> sleeve = Cylindrical("sleeve", None, shaft, location=(0, 0, 0), axis=(1, 0, 0))
+    >>> sleeve.dofs, sleeve.n_constraints
+    (('sleeve.angle', 'sleeve.slide'), 4)
+    """
 
     kind = "cylindrical"
     dof_names = ("angle", "slide")
@@ -626,7 +671,16 @@ class Planar(Joint):
 
 class Universal(Joint):
     """Hooke joint: rotation about ``axis`` (fixed in the parent) and about
-    ``child_axis`` (fixed in the child), normally perpendicular."""
+    ``child_axis`` (fixed in the child), normally perpendicular.
+
+    Examples
+    --------
+    >>> from pyomo_mbdyn.mechanics import RigidBody, Universal
+    >>> arm = RigidBody("arm", 1.0, (0.01, 0.1, 0.1), position=(0.5, 0, 0))
+    >>> hooke = Universal("hooke", None, arm, location=(0, 0, 0), axis=(0, 0, 1), child_axis=(0, 1, 0))
+    >>> hooke.dofs, hooke.n_constraints
+    (('hooke.angle1', 'hooke.angle2'), 4)
+    """
 
     kind = "universal"
     dof_names = ("angle1", "angle2")
@@ -652,7 +706,16 @@ class Universal(Joint):
 
 
 class Fixed(Joint):
-    """Welds the child to the parent (no relative motion)."""
+    """Welds the child to the parent (no relative motion).
+
+    Examples
+    --------
+    >>> from pyomo_mbdyn.mechanics import Fixed, RigidBody
+    >>> base = RigidBody("base", 1.0, (0.1, 0.1, 0.1))
+    >>> weld = Fixed("weld", None, base)
+    >>> weld.dofs, weld.n_constraints
+    ((), 6)
+    """
 
     kind = "fixed"
     dof_names = ()

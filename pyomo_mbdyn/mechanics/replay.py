@@ -15,6 +15,10 @@ __all__ = ["backend_of", "replay"]
 
 
 def backend_of(values):
+    """``"float"``, ``"pyomo"`` or ``"casadi"``: the backend of the entries of ``values``.
+
+    Numbers count as any backend; mixing CasADi and Pyomo expressions raises ``TypeError``.
+    """
     kinds = set()
     for v in values:
         if isinstance(v, (int, float, np.floating, np.integer)):

@@ -27,13 +27,25 @@ def parse_scheme(scheme, default_gradient="gonzalez"):
     raise ConfigurationError(f"unknown DNCO scheme {scheme!r}; choose one of {choices}")
 
 
-def dnco_model(system, scheme, steps, horizon, name=None, default_gradient="gonzalez", **options):
+def dnco_model(system, scheme, steps, horizon, name=None, default_gradient="gonzalez", gradient=None, **options):
     """A ConcreteModel with ``m.dyn`` (a :class:`DNCOBlock`) and, for the direct
     method, an imported ``m.dual`` Suffix (the costates, :mod:`pyomo_mbdyn.ocp.costates`).
 
     ``scheme`` as in :func:`parse_scheme`; the block's ``scheme`` attribute is
-    set to it.
+    set to it.  ``gradient`` (one of ``GRADIENTS``: gonzalez, greenspan,
+    midpoint) chooses the discrete gradient where ``scheme`` names none
+    (``"dnco"``, ``"direct"``); a scheme naming another one is a
+    :class:`ConfigurationError`.
     """
+    if gradient is not None:
+        if gradient not in GRADIENTS:
+            raise ConfigurationError(f"gradient must be one of {list(GRADIENTS)}, got {gradient!r}")
+        if scheme in ("dnco", "direct"):
+            scheme = f"{scheme}-{gradient}"
+        elif parse_scheme(scheme, default_gradient)[1] != gradient:
+            raise ConfigurationError(f"scheme {scheme!r} names another gradient than gradient={gradient!r}")
+    if scheme == "direct":
+        scheme = f"direct-{default_gradient}"
     method, gradient = parse_scheme(scheme, default_gradient)
     m = pyo.ConcreteModel(name or system.name)
     m.dyn = DNCOBlock(system=system, steps=steps, horizon=horizon, method=method, gradient=gradient, **options)

@@ -47,6 +47,8 @@ def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profi
     q_initial : initial configuration (default ``system.q0``)
     profile : ``"linear"`` or ``"smooth"`` (quintic, rest to rest)
 
+    Notes
+    -----
     The increments ``w`` of the reduced schemes are the chart differences
     ``θ_{k+1} - θ_k``: exact for chains of revolute, prismatic and cylindrical
     joints (whose relative increments add up), a first-order guess otherwise.

@@ -79,15 +79,11 @@ def momentum_multipliers(dyn):
     where it is ``"reduced"`` or ``"chart"`` (rem, gc: rows
     ``momentum_balance[k, j]``), with the sign convention of the module docstring.
     """
-    form = _multiplier_map(dyn)
+    _multiplier_map(dyn)
     dual = _dual_suffix(dyn)
-    N = dyn.config.steps
-    if form == "redundant":
-        index = dyn._coordinate_index()
-        return np.array([[_value(dual, dyn.body[b].momentum_balance[i, c]) for b, c in index]
-                         for i in range(N)])
-    return np.array([[_value(dual, dyn.momentum_balance[i, j]) for j in dyn.velocities]
-                     for i in range(N)])
+    for row in dyn.momentum_rows(0):
+        _value(dual, row)  # a clear error when the model was not solved with the Suffix
+    return dyn.momentum_multiplier_values(dual)
 
 
 def _midpoints(dyn):

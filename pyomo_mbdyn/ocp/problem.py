@@ -29,16 +29,21 @@ Sign convention: ``u`` is minus the applied generalised force (see
 :mod:`pyomo_mbdyn.mechanics.system`); the effort objective does not see it.
 """
 
-import warnings
-
 import numpy as np
 import pyomo.environ as pyo
 
-from ..errors import ConfigurationError, InputTypeError, ModellingWarning
+from ..errors import ConfigurationError, InputTypeError
 from ..mechanics.linalg import as_array, matmul
 from ..discretization import lagrangian_slopes
 
-__all__ = ["OptimalControlProblem"]
+__all__ = ["OptimalControlProblem", "TURN_INCREMENT_LIMIT"]
+
+#: |w_k| ≤ this (rad) for the rotation increments of rem/dmocc under :meth:`fix_final_configuration`:
+#: the sum of increments is the joint angle reached only if no step aliases (an increment of 2π
+#: leaves the configuration unchanged; measured: DMOCC took one on a 7.5 rad pendulum target,
+#: J = 18.7 for a motion that ended 4 turns short).  π/2 per step is far beyond the accuracy of
+#: the schemes anyway; :meth:`bound_rotation_increments` sets tighter bounds.
+TURN_INCREMENT_LIMIT = np.pi / 2
 
 
 class OptimalControlProblem:
@@ -68,6 +73,16 @@ class OptimalControlProblem:
         self.block.final_orientation = pyo.ConstraintList()
         self.block.final_configuration = pyo.ConstraintList()
         self.block.final_rest = pyo.ConstraintList()
+
+    def solve(self, solver=None, options=None, tee=False, duals=False, **keywords):
+        """:func:`pyomo_mbdyn.ocp.solve` on the model holding the block; returns the results.
+
+        ``duals=True`` declares the ``dual`` Suffix first, so that
+        ``dyn.trajectory().momentum_multipliers`` (λ = -dual) is filled.
+        """
+        from .solve import solve
+
+        return solve(self.dyn.model(), solver=solver, options=options, tee=tee, duals=duals, **keywords)
 
     # -- objective -------------------------------------------------------------
     def minimise_control_effort(self, weights=None):
@@ -205,81 +220,85 @@ class OptimalControlProblem:
         if exclude_half_turns:
             self.block.final_orientation.add(E[0, 0] + E[1, 1] + E[2, 2] >= 1.0)
 
-    #: generalised velocities whose increments add up exactly under the relative
-    #: reparametrisation (one fixed axis in the parent): Σ_k w_k = θ_N - θ_0
-    _ADDITIVE = {"revolute", "prismatic", "cylindrical"}
+    def fix_final_configuration(self, joint_angles):
+        """The final configuration: every joint coordinate at t_N, turns included.
 
-    def fix_final_configuration(self, theta):
-        """The final configuration ``q_f = q(θ)`` of the system's chart.
+        ``joint_angles``: a dict by coordinate (``"elbow.angle"``) or by joint
+        with one coordinate (``"elbow"``), or a sequence in the order of
+        ``dyn.velocities``; rad for rotations, m for slides and positions,
+        measured from the reference configuration in which the system was
+        assembled (``system.q0``; free bodies: root position and rotation
+        vector).  The same target means the same final joint angles in every
+        scheme; each gets its regular form (thesis §2.10; spec §7.5), from the
+        block's ``final_configuration_form``:
 
-        ``θ`` are the chart coordinates (:func:`~pyomo_mbdyn.discretization.chart`:
-        the absolute reparametrisation from ``system.q0``; for a chain of
-        revolute joints from the ground, the joint-angle changes from the
-        reference configuration).  Each scheme gets its regular form (thesis
-        §2.10; spec §7.5):
+        * ``"chart"`` (gc; bem, rem, dmocc with absolute configurations):
+          ``θ_N = θ`` (fixed);
+        * ``"increments"`` (rem, dmocc): ``Σ_k w_k = θ - θ_0`` (dof rows), exact
+          for revolute, prismatic and cylindrical joints whose increments add up,
+          with the increments of a rotation more than π from the start bounded
+          by :data:`TURN_INCREMENT_LIMIT` so that no step aliases a turn (so also
+          the steps of θ in the absolute forms of bem, rem, dmocc, rows
+          ``ocp.turn_increment``);
+        * ``"nodes"`` (bem, dmocc_lm, rattle): ``q_N = q(θ)`` fixed and ``Φ(q_N) = 0``
+          deactivated since ``q(θ)`` fulfils it (otherwise LICQ fails).  A
+          configuration holds a rotation only modulo 2π, so for a revolute or
+          cylindrical angle more than π from the start the number of turns is
+          imposed by the row ``θ - π ≤ θ_N ≤ θ + π`` (``ocp.final_turns``) on the
+          joint angle summed over the steps
+          (:mod:`pyomo_mbdyn.ocp.kinematics`) — inactive at the solution, it
+          selects the turn.
 
-        * ``"chart"`` (gc, dmocc with absolute configurations): ``θ_N = θ`` (fixed);
-        * ``"increments"`` (rem, dmocc): ``Σ_k w_k = θ - θ_0`` (dof rows), exact for
-          revolute, prismatic and cylindrical joints whose increments add up;
-        * ``"nodes"`` (bem, dmocc_lm, rattle): ``q_N = q_f`` fixed, and
-          ``Φ(q_N) = 0`` deactivated since ``q_f`` fulfils it (otherwise LICQ fails).
+        Raises :class:`~pyomo_mbdyn.errors.NotRepresentableError` where the form
+        cannot carry the target: increments that do not add up (spherical,
+        universal joints, free bodies in rem/dmocc), or a rotation vector more
+        than π from the start in a node form.  Once per block: a second call
+        (from this or another problem on the same block) is a
+        :class:`ConfigurationError` — it would override the first target in the
+        ``chart`` and ``nodes`` forms and contradict it in the ``increments`` form.
 
-        The form is the block's ``final_configuration_form`` (from its record).
-
-        Once per block: a second call (from this or another problem on the same
-        block) is a :class:`ConfigurationError` — it would override the first target
-        in the ``chart`` and ``nodes`` forms and contradict it in the ``increments``
-        form.  The ``nodes`` form fixes ``q(θ)``, in which a rotation angle is
-        known only modulo 2π: a target more than π from the start in a rotation
-        coordinate (``hinge.angle`` = 100 rad, say) gives a :class:`ModellingWarning`
-        — how many turns the motion makes is then left to the initial guess — and
-        the ``increments`` and ``chart`` forms (rem, dmocc, gc) impose the angle itself.
+        Examples
+        --------
+        >>> from pyomo_mbdyn.models import three_link_arm
+        >>> m = three_link_arm.build(scheme="bem", configurations="lifted", steps=4, case="free")
+        >>> m.dyn.final_configuration_form
+        'nodes'
         """
-        from ..discretization import chart, chart_coordinates
+        from ..discretization import chart
+        from .kinematics import check_representable, dof_values, joint_kinds, reference_coordinates
 
         dyn, system = self.dyn, self.dyn.system
         form = dyn.final_configuration_form
         N = dyn.config.steps
-        try:
-            theta = np.asarray(theta, float).reshape(-1)
-        except (TypeError, ValueError):
-            raise ConfigurationError(f"fix_final_configuration: expected {system.n_velocities} chart coordinates "
-                                     f"for {list(dyn.velocities)}, got {theta!r}") from None
-        if theta.shape != (system.n_velocities,) or not np.all(np.isfinite(theta)):
-            raise ConfigurationError(
-                f"fix_final_configuration: expected {system.n_velocities} finite chart coordinates "
-                f"for {list(dyn.velocities)}, got {theta.tolist()}")
+        theta = dof_values(system, joint_angles, "fix_final_configuration")
         previous = getattr(dyn, "_final_configuration_target", None)
         if previous is not None:
             raise ConfigurationError(
                 f"fix_final_configuration: the final configuration of the {dyn.scheme} block {dyn.name!r} is "
                 f"already fixed (θ = {previous}); a second call would override or contradict it — build a new "
                 f"problem (and block) for another target")
-        if form == "nodes":
-            self._warn_turns(theta)
         if form == "chart":
             dyn._final_configuration_target = theta.tolist()
             for j, name in enumerate(dyn.velocities):
                 dyn.theta[N, name].fix(theta[j])
+            if getattr(dyn, "absolute", False):  # q_k = F(θ_k): a step of θ by 2π is no motion
+                theta0 = reference_coordinates(dyn)
+                self._bound_turn_increments([name for j, name in enumerate(dyn.velocities)
+                                             if _is_rotation(name) and abs(theta[j] - theta0[j]) > np.pi])
             return
+        theta0 = reference_coordinates(dyn)
+        turning = [name for j, name in enumerate(dyn.velocities)
+                   if _is_rotation(name) and abs(theta[j] - theta0[j]) > np.pi]
         if form == "increments":
-            kinds = {}
-            for joint in system.joints.values():
-                for d in joint.dofs:
-                    kinds[d] = joint.kind
-            additive = getattr(system, "additive_increments", False)
-            bad = [] if additive else [j for j in dyn.velocities if kinds.get(j) not in self._ADDITIVE]
-            if bad:
-                raise ConfigurationError(
-                    f"fix_final_configuration on a {dyn.scheme} block: the increments of {bad} do not "
-                    "add up (free bodies, spherical or universal joints); impose the final state with "
-                    "fix_final_position / fix_final_orientation instead")
-            theta0 = chart_coordinates(system, dyn.q_initial)
+            check_representable(dyn, list(dyn.velocities), "fix_final_configuration")
             dyn._final_configuration_target = theta.tolist()
+            self._bound_turn_increments(turning)
             for j, name in enumerate(dyn.velocities):
                 self.block.final_configuration.add(
                     sum(dyn.w[i, name] for i in dyn.intervals) == float(theta[j] - theta0[j]))
             return
+        kinds = joint_kinds(system)
+        check_representable(dyn, turning, f"fix_final_configuration (turns of {turning})")
         q_f = np.asarray(chart(system, theta), float)
         dyn._final_configuration_target = theta.tolist()
         for idx, (name, c) in enumerate(dyn._coordinate_index()):
@@ -291,25 +310,170 @@ class OptimalControlProblem:
         for name in system.joints:
             for r in dyn.joint[name].rows:
                 dyn.joint[name].joint_constraint[N, r].deactivate()
+        if turning:
+            coordinate = self.joint_coordinates()
+            target = dict(zip(dyn.velocities, theta))
+            self.block.final_turns = pyo.Constraint(
+                turning, rule=lambda b, name: (float(target[name] - np.pi), coordinate[N, name],
+                                               float(target[name] + np.pi)))
+            assert all(kinds[name][1] in ("revolute", "cylindrical") for name in turning)
 
-    def _warn_turns(self, theta):
-        """The ``nodes`` form knows rotation angles modulo 2π: say so for targets beyond π from the start."""
-        from ..discretization import chart_coordinates
+    def _bound_turn_increments(self, names):
+        """|w_k| ≤ TURN_INCREMENT_LIMIT for the rotation coordinates ``names``: bounds of the
+        increment variables (rem, dmocc), else the rows ``ocp.turn_increment[k, name]`` on
+        θ_{k+1} - θ_k (absolute forms, where the dynamics see only q(θ))."""
+        dyn, limit = self.dyn, TURN_INCREMENT_LIMIT
+        if not names:
+            return
+        if dyn.component("w") is not None and isinstance(dyn.w, pyo.Var):
+            for name in names:
+                for i in dyn.intervals:
+                    w = dyn.w[i, name]
+                    w.setlb(max(-limit, w.lb if w.lb is not None else -np.inf))
+                    w.setub(min(limit, w.ub if w.ub is not None else np.inf))
+            return
+        self.block.turn_increment = pyo.Constraint(
+            dyn.intervals, names, rule=lambda b, i, name: (-limit, dyn.theta[i + 1, name] - dyn.theta[i, name], limit))
+
+    def joint_coordinates(self):
+        """The joint coordinates at the nodes, ``ocp.joint_coordinate[k, name]`` (rad, m).
+
+        Measured from ``system.q0`` in every scheme, turns included: the chart
+        coordinates θ_k (chart forms), ``θ_0 + Σ_{i<k} w_i`` (increment forms),
+        the summed half-angle steps of the node configurations (node forms) —
+        see :mod:`pyomo_mbdyn.ocp.kinematics`.  Indexed by the coordinates the
+        block can express (all in the chart forms); built on the first call.
+        """
+        from .kinematics import _representable, coordinate_at_nodes, reference_coordinates
+
+        existing = self.block.component("joint_coordinate")
+        if existing is not None:
+            return existing
+        dyn = self.dyn
+        names = [d for d in dyn.velocities if _representable(dyn, d) is None]
+        theta0 = reference_coordinates(dyn)
+        values = {}
+        for name in names:
+            for k, expr in coordinate_at_nodes(dyn, name, theta0).items():
+                values[k, name] = expr
+        self.block.joint_coordinate = pyo.Expression(dyn.nodes, names, initialize=values)
+        return self.block.joint_coordinate
+
+    def point(self, body, point=(0.0, 0.0, 0.0), name=None):
+        """A body point at every node: ``ocp.<name>[k, "x" | "y" | "z"]`` (m), an indexed Expression.
+
+        ``point`` is the point's components in the body frame (directors) or the
+        name of a body point (``points=`` of the body); a point mass has only
+        its position.  ``name`` defaults to ``"<body>_<point>"``.  Use it for
+        targets, path constraints and objectives as plain Pyomo expressions.
+
+        Examples
+        --------
+        An obstacle the arm's tip must keep 2 m away from, at every node::
+
+            tip = problem.point("link3", "tip")
+            m.clearance = pyo.Constraint(
+                m.dyn.nodes, rule=lambda m, k: (tip[k, "x"] - 10.0) ** 2 + (tip[k, "y"] - 5.0) ** 2 >= 2.0 ** 2)
+        """
+        from .kinematics import AXES, point_at_node
+
+        b = self._body("point", body)
+        components = b.point_components(point) if b.has_orientation else None
+        label = point if isinstance(point, str) else "point"
+        name = name or f"{body}_{label}"
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ConfigurationError(f"point: name must be a Python identifier, got {name!r}")
+        if self.block.component(name) is not None:
+            raise ConfigurationError(f"point: the problem already has a component named {name!r}; pass name=")
+        dyn = self.dyn
+        values = {}
+        for k in dyn.nodes:
+            position = point_at_node(dyn, b, components, k)
+            for i, axis in enumerate(AXES):
+                values[k, axis] = position[i]
+        self.block.add_component(name, pyo.Expression(dyn.nodes, AXES, initialize=values))
+        return self.block.component(name)
+
+    def bound_controls(self, lower=None, upper=None):
+        """``lower_a ≤ u[i, a] ≤ upper_a`` at every interval (N or N m, the sign of ``u``).
+
+        ``lower``, ``upper``: a number for every actuator, a dict by actuated
+        coordinate (others unbounded), or None.  ``u`` is minus the applied
+        generalised force (:mod:`pyomo_mbdyn.mechanics.system`), so a symmetric
+        bound ``|u| ≤ U`` is ``bound_controls(-U, U)``.  Bounds of variables, not
+        rows: the problem size does not change.
+        """
+        dyn = self.dyn
+        names = list(dyn.actuated)
+        lo = self._bounds_per("bound_controls", "lower", lower, names)
+        hi = self._bounds_per("bound_controls", "upper", upper, names)
+        bad = {a: (lo[a], hi[a]) for a in names if lo[a] is not None and hi[a] is not None and lo[a] > hi[a]}
+        if bad:
+            raise ConfigurationError(f"bound_controls: lower > upper for {bad}")
+        for i in dyn.intervals:
+            for a in names:
+                if lo[a] is not None:
+                    dyn.u[i, a].setlb(lo[a])
+                if hi[a] is not None:
+                    dyn.u[i, a].setub(hi[a])
+
+    def bound_joint(self, joint, lower=None, upper=None):
+        """``lower ≤ θ_k ≤ upper`` for the joint coordinates of ``joint`` at every node k ≥ 1.
+
+        ``joint``: a joint name (all its coordinates) or a coordinate name
+        (``"elbow.angle"``); ``lower``, ``upper``: a number (rad or m, from
+        ``system.q0`` as in :meth:`joint_coordinates`; for several coordinates,
+        a number for all or a dict by coordinate) or None.  Variable bounds where
+        the coordinate is an unknown (chart forms), else the rows
+        ``ocp.joint_bound[k, name]``.  The initial value must lie within the
+        bounds (it is fixed).  A coordinate the scheme cannot express raises
+        :class:`~pyomo_mbdyn.errors.NotRepresentableError`.
+        """
+        from .kinematics import check_representable, joint_dofs, reference_coordinates
 
         dyn = self.dyn
-        theta0 = chart_coordinates(dyn.system, dyn.q_initial)
-        for j, name in enumerate(dyn.velocities):
-            if not name.split(".", 1)[1].startswith(("w", "angle")):
+        dofs = joint_dofs(dyn.system, joint, "bound_joint")
+        check_representable(dyn, dofs, f"bound_joint({joint!r})")
+        lo = self._bounds_per("bound_joint", "lower", lower, dofs)
+        hi = self._bounds_per("bound_joint", "upper", upper, dofs)
+        theta0 = dict(zip(dyn.velocities, reference_coordinates(dyn)))
+        for d in dofs:
+            if lo[d] is None and hi[d] is None:
+                raise ConfigurationError(f"bound_joint({joint!r}): give lower or upper for {d!r}")
+            if lo[d] is not None and hi[d] is not None and lo[d] > hi[d]:
+                raise ConfigurationError(f"bound_joint({joint!r}): lower {lo[d]} > upper {hi[d]} for {d!r}")
+            if not ((lo[d] is None or lo[d] <= theta0[d] + 1e-12) and (hi[d] is None or theta0[d] <= hi[d] + 1e-12)):
+                raise ConfigurationError(f"bound_joint({joint!r}): the initial value {d} = {theta0[d]:.6g} lies "
+                                         f"outside [{lo[d]}, {hi[d]}] (the initial state is fixed)")
+        if dyn.component("theta") is not None and isinstance(dyn.theta, pyo.Var):
+            for k in dyn.nodes:
+                if k == 0:
+                    continue
+                for d in dofs:
+                    dyn.theta[k, d].setlb(lo[d])
+                    dyn.theta[k, d].setub(hi[d])
+            return
+        coordinate = self.joint_coordinates()
+        if self.block.component("joint_bound") is None:
+            self.block.joint_bound = pyo.Constraint(pyo.Any)
+        for k in dyn.nodes:
+            if k == 0:
                 continue
-            change = float(theta[j] - theta0[j])
-            if abs(change) > np.pi:
-                wrapped = (change + np.pi) % (2 * np.pi) - np.pi
-                warnings.warn(
-                    f"fix_final_configuration on the {dyn.scheme} block {dyn.name!r}: {name} = {theta[j]:.6g} rad is "
-                    f"{change:.6g} rad from the start, but the {dyn.scheme} scheme fixes the final configuration "
-                    f"q(θ), which holds the angle only modulo 2π (as a change of {wrapped:.6g} rad): the number of "
-                    f"turns is left to the initial guess; rem, dmocc and gc impose the angle itself",
-                    ModellingWarning, stacklevel=3)
+            for d in dofs:
+                self.block.joint_bound[k, d] = (lo[d], coordinate[k, d], hi[d])
+
+    @staticmethod
+    def _bounds_per(what, side, value, names):
+        if value is None:
+            return {a: None for a in names}
+        if isinstance(value, dict):
+            unknown = sorted(set(value) - set(names))
+            if unknown:
+                raise ConfigurationError(f"{what}: {side} names {unknown}, not among {names}")
+            out = {a: None for a in names}
+            out.update({a: _bound_number(what, side, v, a) for a, v in value.items()})
+            return out
+        return {a: _bound_number(what, side, value, a) for a in names}
 
     def require_final_rest(self, drop=(), reduced=True):
         """Rest at t_N; ``drop`` names generalised velocities whose momentum rows
@@ -318,8 +482,13 @@ class OptimalControlProblem:
 
         Forms, by the record's ``final_rest``: ``"chart_velocity"`` (gc) ṽ_N = 0;
         ``"joint_rates"`` (bem, rem, rattle) with ``reduced`` (default) the joint
-        rates ``ν_N = B(q_N) v_N = 0`` (thesis §2.10: dof rows, LICQ holds), else
-        all of ``v_N = 0``; ``"legendre"`` (variational schemes) the reduced
+        rates ``ν_N = B(q_N) v_N = 0`` (thesis §2.10: dof rows, LICQ holds) — for a
+        system whose inputs are not dual to its null space (a ``CoordinateSystem``
+        such as the crane, where B is the input matrix) ``P(q_N)ᵀ M v_N = 0``, the
+        joint rates of the M-orthogonal left inverse of P —, else all of ``v_N = 0``.
+        The reduced forms are rest in the degrees of freedom: the lifted schemes'
+        node velocity may keep a component along the constraint normals (no motion
+        of the system), which ``v_N = 0`` would also remove; ``"legendre"`` (variational schemes) the reduced
         discrete Legendre transform (see the module docstring)."""
         dyn = self.dyn
         N = dyn.config.steps
@@ -339,6 +508,16 @@ class OptimalControlProblem:
                 dyn.vt[N, name].fix(0.0)
             return
         if form == "joint_rates":
+            if reduced and not getattr(dyn.system, "inputs_dual_to_null_space", True):
+                # B is the input matrix, not a left inverse of P (the crane: B = [-I₂ 0], whose
+                # row of the unactuated swing vanishes): ν_N = P⁺ v_N = 0 with the M-orthogonal
+                # left inverse P⁺ = (PᵀMP)⁻¹PᵀM, i.e. the dof rows Pᵀ M v_N = 0
+                q_N, v_N = dyn.q_array(N), dyn.v_array(N)
+                momenta = matmul(matmul(dyn.system.null_space(q_N).T, dyn.system.mass_matrix()), as_array(v_N))
+                for j, name in enumerate(dyn.velocities):
+                    if name in keep:
+                        self.block.final_rest.add(momenta[j] == 0)
+                return
             if reduced:
                 q_N, v_N = dyn.q_array(N), dyn.v_array(N)
                 nu = matmul(dyn.system.control_matrix(q_N), as_array(v_N))
@@ -437,7 +616,7 @@ class OptimalControlProblem:
 
     # -- bounds ---------------------------------------------------------------
     def bound_rotation_increments(self, limit=1.0):
-        """|rotation increment| ≤ limit per step and rotation coordinate (anti-aliasing).
+        """``|rotation increment| ≤ limit`` per step and rotation coordinate (anti-aliasing).
 
         Needs a reduced scheme with increments ``w`` (rem, dmocc).  In dmocc's
         absolute form the increments are the chart differences θ_{k+1} - θ_k,
@@ -461,6 +640,23 @@ class OptimalControlProblem:
             return
         self.block.rotation_increment = pyo.Constraint(
             dyn.intervals, rotations, rule=lambda b, i, j: (-limit, dyn.w[i, j], limit))
+
+
+def _is_rotation(name):
+    """A rotation coordinate: a joint angle or a rotation-vector component."""
+    return name.split(".", 1)[1].startswith(("w", "angle"))
+
+
+def _bound_number(what, side, value, name):
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ConfigurationError(f"{what}: {side} bound of {name!r} must be a number or None, got {value!r}") from None
+    if np.isnan(number):
+        raise ConfigurationError(f"{what}: {side} bound of {name!r} is NaN")
+    return None if np.isinf(number) else number
 
 
 def _positive_number(value):

@@ -17,7 +17,8 @@ from ..schemes.structure import expression_value
 
 logger = logging.getLogger("pyomo_mbdyn.ocp")
 
-__all__ = ["solve", "solve_refined", "refinable", "refinement_grids", "ADVICE", "SUCCESS", "REFINE_FROM",
+__all__ = ["solve", "solve_refined", "declare_duals",
+           "refinable", "refinement_grids", "ADVICE", "SUCCESS", "REFINE_FROM",
            "REFINED_STAGE_OPTIONS"]
 
 #: termination conditions that count as a solution
@@ -88,7 +89,28 @@ def _with_defaults(opt, options, defaults):
     return {**{k: v for k, v in defaults.items() if k not in opt.options}, **options}
 
 
-def solve(model, solver=None, options=None, tee=False, accept=SUCCESS):
+def declare_duals(model):
+    """Add ``model.dual = Suffix(direction=IMPORT)`` unless the model has it; return it.
+
+    The solver then reports the multiplier of every row; the library reads them
+    with one sign convention, λ = -dual for the Lagrangian ``J + Σ λ·g`` with each
+    row ``g`` as the block states it (:mod:`pyomo_mbdyn.ocp.multipliers`), e.g.
+    ``dyn.trajectory().momentum_multipliers``.  A component named ``dual`` that is
+    not an imported Suffix is a :class:`ConfigurationError`.
+    """
+    import pyomo.environ as pyo
+
+    dual = model.component("dual")
+    if dual is None:
+        model.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+        return model.dual
+    if not isinstance(dual, pyo.Suffix) or not dual.import_enabled():
+        raise ConfigurationError(f"duals=True: the model has a component 'dual' that is not an imported Suffix "
+                                 f"({type(dual).__name__}); rename it so the solver's multipliers can be read")
+    return dual
+
+
+def solve(model, solver=None, options=None, tee=False, accept=SUCCESS, duals=False):
     """Solve ``model``; return Pyomo's results or raise :class:`SolveFailedError`.
 
     Parameters
@@ -99,9 +121,15 @@ def solve(model, solver=None, options=None, tee=False, accept=SUCCESS):
         defaults, :data:`pyomo_mbdyn.solvers.ampl_driver.IPOPT_DEFAULTS`, unless
         given here or on the solver)
     accept : termination conditions treated as success
+    duals : bool
+        Declare the ``dual`` Suffix first (:func:`declare_duals`) so that the
+        multipliers are read back: ``dyn.trajectory().momentum_multipliers``,
+        :func:`pyomo_mbdyn.ocp.momentum_multipliers`, λ = -dual.
     """
     from ..solvers import get_solver
 
+    if duals:
+        declare_duals(model)
     _check_degrees_of_freedom(model)
     opt = solver if hasattr(solver, "solve") else get_solver(solver, model=model)
     try:
@@ -183,7 +211,7 @@ def refinement_grids(steps, coarsest=REFINE_FROM, ratio=8):
 
 
 def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None, tee=False,
-                  accept=SUCCESS, ratio=8, report=None):
+                  accept=SUCCESS, ratio=8, report=None, duals=False):
     """Solve ``build(steps)`` by grid refinement; return ``(model, results)``.
 
     ``build(n)`` returns a model with a scheme block ``dyn`` on ``n`` steps
@@ -202,6 +230,8 @@ def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None,
     chart cannot follow the coarse solution (a free body turned through a
     multiple of 2π: the rotation vector's singularity, e.g. the sphere's three
     turns), the finer stage starts from the model's own guess, with a warning.
+
+    ``duals=True`` declares the ``dual`` Suffix on the finest model (:func:`declare_duals`).
 
     ``report``, if given, is called after each solved stage with a dict
     ``{"steps", "start" ("guess": the model's own; "refined": from the stage
@@ -245,7 +275,8 @@ def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None,
         stage_options = options if start != "refined" else \
             _with_defaults(opt, options, REFINED_STAGE_OPTIONS)
         try:
-            results = solve(model, solver=opt, options=stage_options, tee=tee, accept=accept)
+            results = solve(model, solver=opt, options=stage_options, tee=tee, accept=accept,
+                            duals=duals and n == grids[-1])
         except SolveFailedError as err:
             if len(grids) == 1:
                 raise

@@ -20,7 +20,7 @@ from .rem import REMBlock
 
 __all__ = ["BEMBlock", "REMBlock", "DMOCCBlock", "DMOCCLMBlock", "GCBlock", "QuaternionBlock", "DNCOBlock",
            "SCHEMES", "SchemeRecord", "record", "scheme_names", "scheme_block", "HamiltonianSystem",
-           "SchemeBlockData", "MultibodyBlockData", "scheme_options"]
+           "SchemeBlockData", "MultibodyBlockData", "scheme_options", "options_table"]
 
 
 def scheme_options(scheme):
@@ -37,3 +37,24 @@ def scheme_block(scheme, **options):
     if not isinstance(scheme, str):
         raise ConfigurationError(f"scheme must be a name, got {scheme!r}; available: {sorted(SCHEMES)}")
     return record(scheme).block_class()(**options)
+
+
+def options_table():
+    """The options of every scheme's block, read from its ``CONFIG``, as reStructuredText
+    bullet lists (scheme, then option — default — description): what ``help(scheme_block)``
+    shows."""
+    lines = []
+    for name in SCHEMES:
+        config = record(name).block_class().CONFIG
+        lines += [f"``{name}`` ({record(name).block_class().__name__}):", ""]
+        for key in config.keys():
+            item = config.get(key)
+            text = " ".join((item._description or item._doc or "").split())
+            default = "" if item._default is None else f" (default ``{item._default!r}``)"
+            lines.append(f"* ``{key}``{default}: {text}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+scheme_block.__doc__ += "\n    .. rubric:: Options per scheme\n\n" + "\n".join(
+    "    " + line if line else "" for line in options_table().splitlines()) + "\n"

@@ -766,7 +766,27 @@ class MultibodyBlockData(SchemeBlockData):
             if self.component(name) is not None:
                 values = self.component(name)
                 out[name] = np.array([[pyo.value(values[k, j]) for j in self.velocities] for k in index])
+        dual = self.model().component("dual")
+        if (self.record.multipliers and isinstance(dual, pyo.Suffix) and dual.import_enabled()
+                and self.momentum_rows(0)[0] in dual):
+            out["momentum_multipliers"] = self.momentum_multiplier_values(dual)
         return out
+
+    def momentum_rows(self, i):
+        """The momentum-balance rows of interval i: one per coordinate (record ``multipliers``
+        ``"redundant"``: bem, ``body[b].momentum_balance[i, c]``) or per generalised velocity
+        (``"reduced"``, ``"chart"``: rem, gc, ``momentum_balance[i, j]``)."""
+        if self.record.multipliers == "redundant":
+            return [self.body[b].momentum_balance[i, c] for b, c in self._coordinate_index()]
+        return [self.momentum_balance[i, j] for j in self.velocities]
+
+    def momentum_multiplier_values(self, dual):
+        """λ^p = -dual of the momentum rows per interval, (N, n) or (N, dof): the multipliers of
+        the Lagrangian J + Σ λ·g with every row g as the block states it
+        (:mod:`pyomo_mbdyn.ocp.multipliers` states the convention and reads them with checks).
+        A row without a dual value gives NaN."""
+        return np.array([[-dual[row] if row in dual else np.nan for row in self.momentum_rows(i)]
+                         for i in self.intervals], dtype=float)
 
     def _recover_velocities(self, q, u):
         """Hook for schemes without velocity variables: v from q and u."""

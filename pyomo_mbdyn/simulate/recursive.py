@@ -50,13 +50,17 @@ def _transport(C, r):
 class ChainJoint:
     """A joint of a chain, from its rotation and offset maps.
 
+    Use the constructors :meth:`revolute`, :meth:`prismatic`,
+    :meth:`universal`, :meth:`spherical`, :meth:`fixed`, :meth:`free`.
+
     Parameters
     ----------
     dofs : int
-    rotation : callable γ → 3×3 (CasADi-compatible: use ``casadi.sin``…)
-    offset : callable γ → 3-vector in the parent frame
-    Use the constructors :meth:`revolute`, :meth:`prismatic`,
-    :meth:`universal`, :meth:`spherical`, :meth:`fixed`, :meth:`free`.
+        Number of joint coordinates γ.
+    rotation : callable
+        γ → 3×3 rotation (CasADi-compatible: use ``casadi.sin``…).
+    offset : callable
+        γ → 3-vector in the parent frame.
     """
 
     def __init__(self, dofs, rotation, offset, name="joint"):

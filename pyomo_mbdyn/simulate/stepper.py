@@ -42,13 +42,18 @@ class Stepper:
     Parameters
     ----------
     system : MultibodySystem
-    h : float            time step (> 0)
-    scheme : a scheme name (or record) whose record has step equations
-    contravariant : bool (BEM) use B(q♯) (default) or the plain-midpoint B
-    rotation : 'exp' or 'cayley' (reparametrisation and chart)
-    tol : float          Newton tolerance on each unknown's update, relative to
-                         1 + |q| + |v| + |x_i| (by quadratic convergence the error
-                         after the last update is of order tol²)
+    h : float
+        Time step (> 0).
+    scheme : str or SchemeRecord
+        A scheme name (or record) whose record has step equations.
+    contravariant : bool
+        (BEM) use B(q♯) (default) or the plain-midpoint B.
+    rotation : {'exp', 'cayley'}
+        Reparametrisation and chart.
+    tol : float
+        Newton tolerance on each unknown's update, relative to
+        ``1 + |q| + |v| + |x_i|`` (by quadratic convergence the error
+        after the last update is of order tol²).
     max_iter : int
     """
 

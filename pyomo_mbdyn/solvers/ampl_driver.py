@@ -307,6 +307,12 @@ USAGE = "usage: python ampl_driver.py {ipopt|bonmin} stub[.nl] -AMPL [name=value
 
 
 def main(argv=None):
+    """Solve ``stub.nl`` with IPOPT or Bonmin, as :data:`USAGE` says, for the AMPL-protocol plugins.
+
+    Exit status 0 once the solve has ended, solved or not (its status is written to
+    ``stub.casadi.json`` for the plugin), 2 for a bad command line or option, 3 for
+    an internal error of the driver.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     if len(argv) < 2 or argv[0] not in ("ipopt", "bonmin"):
         print(USAGE, file=sys.stderr)

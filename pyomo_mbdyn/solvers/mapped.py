@@ -81,6 +81,8 @@ def mapped_nlp(x, f, g_walked, groups, inputs):
     inputs : list of SX
         Each group's inputs ``[z_1; …; z_K]`` (length ``nz·K``) as expressions of ``x``.
 
+    Notes
+    -----
     Returns the MX symbols, objective and rows, and ``{"grad_f", "jac_g",
     "hess_lag"}`` for ``nlpsol`` (signatures as CasADi's defaults:
     ``(x, p) → (f, ∇f)``, ``(x, p) → (g, ∇g)``, ``(x, p, λ_f, λ_g) → triu ∇²L``).

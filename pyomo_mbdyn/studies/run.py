@@ -14,6 +14,7 @@ __all__ = ["run_model", "solve_model", "count_components", "count_rows"]
 
 
 def count_components(model, ctype):
+    """The number of active components of ``ctype`` in ``model`` (free variables only for ``Var``)."""
     import pyomo.environ as pyo
 
     return sum(1 for c in model.component_data_objects(ctype, active=True, descend_into=True)
@@ -21,6 +22,7 @@ def count_components(model, ctype):
 
 
 def count_rows(model, equality):
+    """The number of active equality (``equality=True``) or inequality constraint rows."""
     import pyomo.environ as pyo
 
     return sum(1 for c in model.component_data_objects(pyo.Constraint, active=True, descend_into=True)
