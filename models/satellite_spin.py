@@ -21,7 +21,6 @@ Cases
 
 import numpy as np
 
-from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
 from pyomo_mbdyn.models import model_build
 
 __all__ = ["build_system", "initial_state", "build", "CASES", "DESCRIPTION"]
@@ -40,21 +39,12 @@ def build_system(case="friction"):
         from pyomo_mbdyn.errors import ConfigurationError
 
         raise ConfigurationError(f"satellite-spin: unknown case {case!r}; use one of {CASES}")
-    pi = np.pi
-    system = MultibodySystem("satellite")
-    main = RigidBody("main", 320 * pi, euler=(256 * pi / 9, 64 * pi, 1024 * pi / 9))
-    system.add_bodies(main)
-    lengths = (11 / 12, 5 / 4, 19 / 12)
-    for i in range(3):
-        euler = np.full(3, 135 * pi / 4)
-        euler[i] = 45 * pi / 16
-        rotor = RigidBody(f"rotor{i + 1}", 135 * pi, euler=euler, position=lengths[i] * np.eye(3)[i])
-        system.add_bodies(rotor)
-        system.add_joints(Revolute(f"axle{i + 1}", main, rotor, location=rotor.q0[0:3],
-                                   axis=np.eye(3)[i]))
-        system.actuate(f"axle{i + 1}")
-        if case == "friction":
-            system.add_friction(f"axle{i + 1}", 100.0)
+    from pyomo_mbdyn.models import satellite
+
+    system = satellite.build_system((1, 2, 3), data="exact")  # Table 4.1 in closed forms, one place
+    if case == "friction":
+        for i in (1, 2, 3):
+            system.add_friction(f"axle{i}", 100.0)
     return system
 
 
