@@ -126,7 +126,20 @@ CONFIG = _config()
 # ----------------------------------------------------------------------------- results
 @dataclass
 class Residual:
-    """A row at the point: ``lower ≤ body ≤ upper`` violated by ``violation``."""
+    """A row at the point: ``lower ≤ body ≤ upper`` violated by ``violation``.
+
+    Examples
+    --------
+    >>> import pyomo.environ as pyo
+    >>> m = pyo.ConcreteModel("twice")        # one condition stated twice
+    >>> m.x = pyo.Var(initialize=0.0)
+    >>> m.y = pyo.Var(initialize=0.0)
+    >>> m.once = pyo.Constraint(expr=m.x + m.y == 1)
+    >>> m.again = pyo.Constraint(expr=2 * m.x + 2 * m.y == 2)
+    >>> m.cost = pyo.Objective(expr=m.x ** 2 + m.y ** 2)
+    >>> largest_residuals(m, k=1)[0]
+    Residual(name='again', body=0.0, lower=2.0, upper=2.0, violation=2.0)
+    """
 
     name: str
     body: float
@@ -138,7 +151,20 @@ class Residual:
 @dataclass
 class JacobianEntry:
     """``∂ constraint / ∂ variable = value``; ``variable`` None for a row's norm,
-    ``constraint`` None for a column's norm."""
+    ``constraint`` None for a column's norm.
+
+    Examples
+    --------
+    >>> import pyomo.environ as pyo
+    >>> m = pyo.ConcreteModel("twice")        # one condition stated twice
+    >>> m.x = pyo.Var(initialize=0.0)
+    >>> m.y = pyo.Var(initialize=0.0)
+    >>> m.once = pyo.Constraint(expr=m.x + m.y == 1)
+    >>> m.again = pyo.Constraint(expr=2 * m.x + 2 * m.y == 2)
+    >>> m.cost = pyo.Objective(expr=m.x ** 2 + m.y ** 2)
+    >>> diagnose(m).largest_entries[0]
+    JacobianEntry(constraint='again', variable='x', value=2.0)
+    """
 
     constraint: str
     variable: str
@@ -149,7 +175,21 @@ class JacobianEntry:
 class Dependency:
     """``equation``'s row of the scaled equality Jacobian is a combination of others:
     ``row(equation) ≈ Σ coefficient · row(name)`` over ``rows`` (``(name, coefficient)``,
-    largest first, at most ``top``); ``n_rows`` rows take part besides ``equation``."""
+    largest first, at most ``top``); ``n_rows`` rows take part besides ``equation``.
+
+    Examples
+    --------
+    >>> import pyomo.environ as pyo
+    >>> m = pyo.ConcreteModel("twice")        # one condition stated twice
+    >>> m.x = pyo.Var(initialize=0.0)
+    >>> m.y = pyo.Var(initialize=0.0)
+    >>> m.once = pyo.Constraint(expr=m.x + m.y == 1)
+    >>> m.again = pyo.Constraint(expr=2 * m.x + 2 * m.y == 2)
+    >>> m.cost = pyo.Objective(expr=m.x ** 2 + m.y ** 2)
+    >>> dependency = diagnose(m).dependencies[0]   # again = 1 · once (rows scaled to unit norm)
+    >>> dependency.equation, dependency.n_rows, [(name, round(c, 6)) for name, c in dependency.rows]
+    ('again', 1, [('once', 1.0)])
+    """
 
     equation: str
     n_rows: int
@@ -158,7 +198,27 @@ class Dependency:
 
 @dataclass
 class Diagnosis:
-    """What :func:`diagnose` found; ``str()`` is a readable report, :meth:`to_dict` JSON-ready."""
+    """What :func:`diagnose` found; ``str()`` is a readable report, :meth:`to_dict` JSON-ready.
+
+    Examples
+    --------
+    >>> import pyomo.environ as pyo
+    >>> m = pyo.ConcreteModel("twice")        # one condition stated twice
+    >>> m.x = pyo.Var(initialize=0.0)
+    >>> m.y = pyo.Var(initialize=0.0)
+    >>> m.once = pyo.Constraint(expr=m.x + m.y == 1)
+    >>> m.again = pyo.Constraint(expr=2 * m.x + 2 * m.y == 2)
+    >>> m.cost = pyo.Objective(expr=m.x ** 2 + m.y ** 2)
+    >>> d = diagnose(m)
+    >>> d.degrees_of_freedom, d.rank_deficiency, d.dependent_equations, d.healthy
+    (0, 1, ['again'], False)
+    >>> print("\\n".join(str(d).splitlines()[-2:]))
+    Dependent equations (1: the scaled equality Jacobian loses rank; the KKT matrix is singular,
+    the multipliers are not unique)
+      again  ≈ +1·once
+    >>> d.to_dict()["dependent_equations"]
+    ['again']
+    """
 
     model: str
     point: str
@@ -249,7 +309,24 @@ def _violation(body, lower, upper):
 def solver_point(results):
     """``[(variable, value)]`` of the point a solver returned in ``results`` without
     loading it (Pyomo keeps it there when ``load_solutions`` was off — the library's
-    plugins after ``infeasible``), or None when ``results`` carries no point."""
+    plugins after ``infeasible``), or None when ``results`` carries no point.
+
+    Examples
+    --------
+    >>> import pyomo.environ as pyo
+    >>> m = pyo.ConcreteModel("twice")        # one condition stated twice
+    >>> m.x = pyo.Var(initialize=0.0)
+    >>> m.y = pyo.Var(initialize=0.0)
+    >>> m.once = pyo.Constraint(expr=m.x + m.y == 1)
+    >>> m.again = pyo.Constraint(expr=2 * m.x + 2 * m.y == 2)
+    >>> m.cost = pyo.Objective(expr=m.x ** 2 + m.y ** 2)
+    >>> from pyomo_mbdyn import get_solver
+    >>> results = get_solver("casadi_ipopt").solve(m, load_solutions=False)
+    >>> [(var.name, round(value, 6)) for var, value in solver_point(results)]
+    [('x', 0.5), ('y', 0.5)]
+    >>> m.x.value                                  # the model keeps its values
+    0.0
+    """
     smap = getattr(results, "_smap", None)
     try:
         if smap is None or len(results.solution) == 0:
@@ -289,6 +366,21 @@ def largest_residuals(model, k=5, point=None):
     restored).  Every shared subexpression is evaluated once, so this is cheap
     even for the DMOCC charts (no Jacobian, no CasADi).  A row that cannot be
     evaluated (a missing value, log of a negative) counts as violated by ``inf``.
+
+    Examples
+    --------
+    >>> import pyomo.environ as pyo
+    >>> m = pyo.ConcreteModel("twice")        # one condition stated twice
+    >>> m.x = pyo.Var(initialize=0.0)
+    >>> m.y = pyo.Var(initialize=0.0)
+    >>> m.once = pyo.Constraint(expr=m.x + m.y == 1)
+    >>> m.again = pyo.Constraint(expr=2 * m.x + 2 * m.y == 2)
+    >>> m.cost = pyo.Objective(expr=m.x ** 2 + m.y ** 2)
+    >>> [(r.name, r.violation) for r in largest_residuals(m)]
+    [('again', 2.0), ('once', 1.0)]
+    >>> m.x.value = 1.0
+    >>> [(r.name, r.violation) for r in largest_residuals(m)]
+    [('once', 0.0), ('again', 0.0)]
     """
     import pyomo.environ as pyo
 
@@ -306,7 +398,20 @@ def largest_residuals(model, k=5, point=None):
 def residual_summary(model, results=None, k=5):
     """One sentence naming the ``k`` largest residuals, for a failed solve's message:
     at the point ``results`` carries (:func:`solver_point`) when there is one, else at
-    the model's current values.  Returns '' when nothing is violated."""
+    the model's current values.  Returns '' when nothing is violated.
+
+    Examples
+    --------
+    >>> import pyomo.environ as pyo
+    >>> m = pyo.ConcreteModel("twice")        # one condition stated twice
+    >>> m.x = pyo.Var(initialize=0.0)
+    >>> m.y = pyo.Var(initialize=0.0)
+    >>> m.once = pyo.Constraint(expr=m.x + m.y == 1)
+    >>> m.again = pyo.Constraint(expr=2 * m.x + 2 * m.y == 2)
+    >>> m.cost = pyo.Objective(expr=m.x ** 2 + m.y ** 2)
+    >>> residual_summary(m, k=2)
+    "Largest residuals at the model's current values (the solver returned no point): again (2); once (1)."
+    """
     point = solver_point(results) if results is not None else None
     rows = [r for r in largest_residuals(model, k, point) if r.violation > 0]
     if not rows:
@@ -463,6 +568,21 @@ def diagnose(model, results=None, **kwds):
         (or to state otherwise), ``d.to_dict()`` the JSON form.
 
     See the module docstring for what is computed and why.
+
+    Examples
+    --------
+    >>> import pyomo.environ as pyo
+    >>> m = pyo.ConcreteModel("twice")        # one condition stated twice
+    >>> m.x = pyo.Var(initialize=0.0)
+    >>> m.y = pyo.Var(initialize=0.0)
+    >>> m.once = pyo.Constraint(expr=m.x + m.y == 1)
+    >>> m.again = pyo.Constraint(expr=2 * m.x + 2 * m.y == 2)
+    >>> m.cost = pyo.Objective(expr=m.x ** 2 + m.y ** 2)
+    >>> d = diagnose(m)
+    >>> d.n_variables, d.n_equalities, d.degrees_of_freedom
+    (2, 2, 0)
+    >>> d.structurally_singular, d.rank_deficiency, d.dependent_equations
+    (False, 1, ['again'])
     """
     try:
         config = CONFIG(kwds)

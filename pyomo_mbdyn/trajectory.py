@@ -73,6 +73,26 @@ def check_destination(path, what="file", create_directory=False):
     plotting does), or when the file system refuses to create it (permissions,
     read-only).  The check creates the file and removes it again if it did not
     exist.  Returns ``path`` as a :class:`~pathlib.Path`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> check_destination(os.path.join(folder, "run.npz")).name
+    'run.npz'
+    >>> os.listdir(folder)                      # nothing left behind
+    []
+    >>> check_destination(os.path.join(folder, "plots", "run.npz"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    pyomo_mbdyn.errors.DestinationError: cannot write the file '...run.npz': the directory '...plots' does not exist
+    >>> check_destination(os.path.join(folder, "plots", "run.npz"), create_directory=True).parent.is_dir()
+    True
+    >>> check_destination(folder)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    pyomo_mbdyn.errors.DestinationError: cannot write the file '...': it is a directory; give a file name
+    >>> import shutil; shutil.rmtree(folder)
     """
     path = Path(path)
     if path.is_dir():
@@ -110,6 +130,19 @@ def column_names(system):
     ``system.velocities``.  A system with generalised coordinates only (a
     :class:`~pyomo_mbdyn.mechanics.HamiltonianSystem`) names each column by its
     coordinate names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
+    >>> pendulum.add_bodies(link)
+    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> pendulum.actuate("hinge")
+    >>> coordinates, controls, velocities = column_names(pendulum)
+    >>> coordinates[:4], controls, velocities
+    (['link.x', 'link.y', 'link.z', 'link.d1x'], ['hinge.angle'], ['hinge.angle'])
     """
     from .mechanics.system import coordinate_names
 
@@ -257,6 +290,32 @@ class Trajectory:
     are not copied.  Every inconsistency (shapes, name counts, non-numeric
     data, metadata JSON cannot hold) raises a :class:`ConfigurationError`
     (a ``ValueError``) naming the field.
+
+    Examples
+    --------
+    A trajectory from the Newton stepper (three BEM steps of a driven pendulum),
+    saved and loaded back:
+
+    >>> import numpy as np
+    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
+    >>> pendulum.add_bodies(link)
+    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.simulate import simulate
+    >>> tr = simulate(pendulum, pendulum.q0, np.zeros(12), 0.1, 3, controls=[[0.5]] * 3)
+    >>> tr.steps, tr.h, tr.scheme, tr.q.shape, tr.u.shape, tr.nu.shape
+    (3, 0.1, 'bem', (4, 12), (3, 1), (3, 1))
+    >>> tr.coordinates[:3], tr.controls, tr.velocities
+    (('link.x', 'link.y', 'link.z'), ('hinge.angle',), ('hinge.angle',))
+    >>> list(tr.extras), tr.lam.shape, tr.w is None     # extras read as attributes
+    (['newton_iterations', 'lam'], (3, 11), True)
+    >>> import os, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = tr.save(os.path.join(folder, "pendulum.npz"))
+    ...     tr.identical(load(path))
+    True
     """
 
     t: np.ndarray

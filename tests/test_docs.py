@@ -4,7 +4,8 @@
 10 s): the API pages (autodoc + napoleon, the scheme blocks' options from
 their ``ConfigDict``), the notebooks rendered by myst-nb without executing
 them, README.md as the landing page.  And every function and class a module
-exports (its ``__all__``) has a docstring of its own.
+exports (its ``__all__``) has a docstring of its own, and every public one an
+example or a notebook that calls it (issue 19).
 """
 
 import importlib
@@ -128,3 +129,31 @@ def test_every_export_has_a_docstring():
             if (inspect.isclass(obj) or callable(obj)) and not (obj.__doc__ or "").strip():
                 undocumented.append(f"{module.__name__}.{name}")
     assert not undocumented, f"exported without a docstring: {undocumented}"
+
+
+#: the modules whose public functions and classes need an example (issue 19)
+EXAMPLE_MODULES = ["pyomo_mbdyn"] + [f"pyomo_mbdyn.{name}" for name in PUBLIC]
+
+
+def test_every_public_function_has_an_example_or_a_notebook():
+    """Every public class and function (``__all__`` of the package and of its public
+    modules; exceptions aside) has an example in its docstring (``>>>``, an
+    ``Examples`` section or a ``::`` literal block) or is named in a notebook
+    (``notebooks/*.py``).  A re-export is covered by its defining object."""
+    notebooks = " ".join(p.read_text(encoding="utf-8") for p in (ROOT / "notebooks").glob("*.py"))
+    missing = []
+    for module_name in EXAMPLE_MODULES:
+        module = importlib.import_module(module_name)
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name)
+            if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+                continue
+            if inspect.isclass(obj) and issubclass(obj, BaseException):
+                continue
+            doc = inspect.getdoc(obj) or ""
+            if ">>>" in doc or "Examples" in doc or "::\n" in doc:
+                continue
+            if re.search(r"\b%s\b" % re.escape(name), notebooks):
+                continue
+            missing.append(f"{module_name}.{name}")
+    assert not missing, f"public functions and classes without a docstring example or a notebook: {missing}"

@@ -17,9 +17,20 @@ import pyomo_mbdyn
 MODULES = sorted(info.name for info in pkgutil.walk_packages(pyomo_mbdyn.__path__, "pyomo_mbdyn.")
                  if not info.name.startswith("pyomo_mbdyn.models"))
 #: modules whose docstrings hold examples (a test below keeps this list honest)
-WITH_EXAMPLES = ["pyomo_mbdyn.mechanics.bodies", "pyomo_mbdyn.mechanics.hamiltonian",
-                 "pyomo_mbdyn.mechanics.system", "pyomo_mbdyn.ocp.problem", "pyomo_mbdyn.ocp.solve",
-                 "pyomo_mbdyn.trajectory"]
+WITH_EXAMPLES = ["pyomo_mbdyn.diagnosis", "pyomo_mbdyn.diagnostics",
+                 "pyomo_mbdyn.discretization.charts", "pyomo_mbdyn.discretization.common",
+                 "pyomo_mbdyn.discretization.energy_momentum", "pyomo_mbdyn.discretization.registry",
+                 "pyomo_mbdyn.discretization.variational",
+                 "pyomo_mbdyn.mechanics.bodies", "pyomo_mbdyn.mechanics.hamiltonian",
+                 "pyomo_mbdyn.mechanics.joints", "pyomo_mbdyn.mechanics.linalg", "pyomo_mbdyn.mechanics.system",
+                 "pyomo_mbdyn.ocp.actuators", "pyomo_mbdyn.ocp.costates", "pyomo_mbdyn.ocp.dnco",
+                 "pyomo_mbdyn.ocp.guess", "pyomo_mbdyn.ocp.problem", "pyomo_mbdyn.ocp.solve",
+                 "pyomo_mbdyn.schemes", "pyomo_mbdyn.schemes.base", "pyomo_mbdyn.schemes.bem",
+                 "pyomo_mbdyn.schemes.dmocc", "pyomo_mbdyn.schemes.dnco", "pyomo_mbdyn.schemes.gc",
+                 "pyomo_mbdyn.schemes.quaternion", "pyomo_mbdyn.schemes.rem",
+                 "pyomo_mbdyn.simulate.recursive", "pyomo_mbdyn.simulate.stepper",
+                 "pyomo_mbdyn.simulate.udwadia_kalaba", "pyomo_mbdyn.solvers.selection",
+                 "pyomo_mbdyn.studies.run", "pyomo_mbdyn.studies.study", "pyomo_mbdyn.trajectory"]
 
 
 @pytest.mark.parametrize("name", MODULES)

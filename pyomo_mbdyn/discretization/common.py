@@ -150,7 +150,23 @@ def interval_joint_rates(system, q, h):
 
 
 def full_controls(system, u):
-    """Place the actuated controls ``u`` (length n_act) into a length-dof vector."""
+    """Place the actuated controls ``u`` (length n_act) into a length-dof vector.
+
+    Examples
+    --------
+    A two-link arm with a motor at the elbow only:
+
+    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+    >>> upper = RigidBody("upper", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> fore = RigidBody("fore", 1.0, (0.1, 0.1, 0.02), position=(1.5, 0, 0))
+    >>> arm = MultibodySystem("arm")
+    >>> arm.add_bodies(upper, fore)
+    >>> arm.add_joints(Revolute("shoulder", None, upper, location=(0, 0, 0), axis=(0, 0, 1)),
+    ...                Revolute("elbow", upper, fore, location=(1, 0, 0), axis=(0, 0, 1)))
+    >>> arm.actuate("elbow")
+    >>> arm.velocities, full_controls(arm, [0.5])
+    (['shoulder.angle', 'elbow.angle'], [0.0, 0.5])
+    """
     full = [0.0] * system.n_velocities
     for a, idx in enumerate(system.actuated_indices):
         full[idx] = u[a]

@@ -63,7 +63,22 @@ __all__ = ["SchemeRecord", "SCHEMES", "record", "register", "scheme_names"]
 
 @dataclass(frozen=True)
 class SchemeRecord:
-    """What the library knows about one scheme (see the module docstring)."""
+    """What the library knows about one scheme (see the module docstring).
+
+    Examples
+    --------
+    Read a record's capabilities instead of branching on scheme names:
+
+    >>> rem = record("rem")
+    >>> isinstance(rem, SchemeRecord), rem.title
+    (True, 'energy-momentum scheme reduced by the discrete null space method (REM)')
+    >>> rem.increments, rem.final_configuration, rem.final_rest, rem.multipliers
+    (True, ('increments', 'chart'), 'joint_rates', 'reduced')
+    >>> rem.unknowns                       # one Newton step's unknowns and their sizes
+    (('w', 'dof'), ('q', 'n'), ('v', 'n'), ('nu', 'dof'))
+    >>> rem.block_class()
+    <class 'pyomo_mbdyn.schemes.rem.REMBlock'>
+    """
 
     name: str
     title: str
@@ -117,7 +132,15 @@ def register(rec):
 
 def scheme_names(**capabilities):
     """Names of the registered schemes whose record has the given capabilities,
-    e.g. ``scheme_names(optimal_control=True)``."""
+    e.g. ``scheme_names(optimal_control=True)``.
+
+    Examples
+    --------
+    >>> scheme_names(optimal_control=True)
+    ['bem', 'rem', 'dmocc', 'dmocc_lm', 'gc', 'rattle']
+    >>> scheme_names(energy_consistent=True), scheme_names(system="hamiltonian")
+    (['bem', 'rem'], ['dnco'])
+    """
     return [name for name, rec in SCHEMES.items()
             if all(getattr(rec, key) == value for key, value in capabilities.items())]
 

@@ -33,7 +33,35 @@ NODE_RESOLVES = {"bonmin.num_resolve_at_node": 2, "bonmin.random_point_type": "A
 
 
 def fix_actuators(model, kept, problem=None):
-    """Fix ``ocp.kept[a]`` to 1 for the actuators in ``kept`` and to 0 for the others."""
+    """Fix ``ocp.kept[a]`` to 1 for the actuators in ``kept`` and to 0 for the others.
+
+    Examples
+    --------
+    A two-link arm with motors at shoulder and elbow, of which one is to be kept:
+
+    >>> import pyomo.environ as pyo
+    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+    >>> from pyomo_mbdyn.ocp import OptimalControlProblem
+    >>> from pyomo_mbdyn.schemes import REMBlock
+    >>> upper = RigidBody("upper", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> fore = RigidBody("fore", 1.0, (0.1, 0.1, 0.02), position=(1.5, 0, 0))
+    >>> arm = MultibodySystem("arm")
+    >>> arm.add_bodies(upper, fore)
+    >>> arm.add_joints(Revolute("shoulder", None, upper, location=(0, 0, 0), axis=(0, 0, 1)),
+    ...                Revolute("elbow", upper, fore, location=(1, 0, 0), axis=(0, 0, 1)))
+    >>> arm.actuate("shoulder")
+    >>> arm.actuate("elbow")
+    >>> m = pyo.ConcreteModel()
+    >>> m.dyn = REMBlock(system=arm, steps=4, horizon=1.0)
+    >>> m.problem = OptimalControlProblem(m.dyn)
+    >>> effort = m.problem.minimise_control_effort()
+    >>> kept = m.problem.select_actuators(1, bound=100.0)
+    >>> fix_actuators(m, ["elbow.angle"])          # the NLP of the subset {elbow}
+    >>> {a: (kept[a].value, kept[a].fixed) for a in kept}
+    {'shoulder.angle': (0, True), 'elbow.angle': (1, True)}
+    >>> m.problem.active_actuators()
+    ['elbow.angle']
+    """
     problem = model.problem if problem is None else problem
     binaries = problem.block.component("kept")
     if binaries is None:

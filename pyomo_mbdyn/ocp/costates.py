@@ -51,6 +51,26 @@ def costates_from_duals(block, dual=None):
     """λ_{k,k+1} = -y_k/h from the duals of a solved direct DNCOBlock, shape (N, 2n).
 
     ``dual`` defaults to the model's imported ``dual`` Suffix.
+
+    Examples
+    --------
+    The direct transcription of a pendulum problem; its optimal controls obey
+    the control equation ``u = -λ^p``:
+
+    >>> import numpy as np
+    >>> from pyomo_mbdyn.mechanics import HamiltonianSystem
+    >>> from pyomo_mbdyn.mechanics.linalg import elementwise
+    >>> pendulum = HamiltonianSystem(1, lambda q: [[1.0]], lambda q: -9.81 * elementwise("sin", q[0]),
+    ...                              names=["q"], name="pendulum")
+    >>> from pyomo_mbdyn.ocp import dnco_model, solve
+    >>> m = dnco_model(pendulum, "direct-midpoint", 4, 3.0, initial_position=[0.0], final_position=[np.pi / 2])
+    >>> str(solve(m).solver.termination_condition)
+    'optimal'
+    >>> lam = costates_from_duals(m.dyn)           # columns λ^q, λ^p
+    >>> lam.shape
+    (4, 2)
+    >>> np.allclose(m.dyn.trajectory().u[:, 0], -lam[:, 1])
+    True
     """
     _check_block(block)
     if dual is None:

@@ -17,7 +17,15 @@ __all__ = ["parse_scheme", "dnco_model"]
 
 
 def parse_scheme(scheme, default_gradient="gonzalez"):
-    """``"dnco"`` → (indirect, default gradient); ``"dnco-<gradient>"``, ``"direct-<gradient>"``."""
+    """``"dnco"`` → (indirect, default gradient); ``"dnco-<gradient>"``, ``"direct-<gradient>"``.
+
+    Examples
+    --------
+    >>> parse_scheme("dnco"), parse_scheme("dnco", default_gradient="greenspan")
+    (('indirect', 'gonzalez'), ('indirect', 'greenspan'))
+    >>> parse_scheme("direct-midpoint")
+    ('direct', 'midpoint')
+    """
     if scheme == "dnco":
         return "indirect", default_gradient
     method, _, gradient = str(scheme).partition("-")
@@ -36,6 +44,23 @@ def dnco_model(system, scheme, steps, horizon, name=None, default_gradient="gonz
     midpoint) chooses the discrete gradient where ``scheme`` names none
     (``"dnco"``, ``"direct"``); a scheme naming another one is a
     :class:`ConfigurationError`.
+
+    Examples
+    --------
+    A pendulum from the horizontal to hanging, q: 0 → π/2 in T = 3:
+
+    >>> import numpy as np
+    >>> from pyomo_mbdyn.mechanics import HamiltonianSystem
+    >>> from pyomo_mbdyn.mechanics.linalg import elementwise
+    >>> pendulum = HamiltonianSystem(1, lambda q: [[1.0]], lambda q: -9.81 * elementwise("sin", q[0]),
+    ...                              names=["q"], name="pendulum")
+    >>> m = dnco_model(pendulum, "direct", 4, 3.0, gradient="midpoint",
+    ...                initial_position=[0.0], final_position=[np.pi / 2])
+    >>> m.dyn.scheme, m.dyn.config.method, m.dyn.config.gradient, m.dual.import_enabled()
+    ('direct-midpoint', 'direct', 'midpoint', True)
+    >>> dnco_model(pendulum, "dnco", 4, 3.0, initial_position=[0.0],
+    ...            final_position=[np.pi / 2]).component("dual") is None   # indirect: no duals needed
+    True
     """
     if gradient is not None:
         if gradient not in GRADIENTS:

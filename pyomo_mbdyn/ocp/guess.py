@@ -84,6 +84,43 @@ def refined_trajectory(system, h, steps, coarse, contravariant=True, bc_type="cl
     starts in its region of fast convergence (benchmarks/README.md,
     "Convergence at scale").  Works for any ``coarse`` with ``t`` and ``q``
     (a :class:`~pyomo_mbdyn.trajectory.Trajectory`, e.g. ``dyn.trajectory()``).
+
+    Examples
+    --------
+    The solution on 4 steps as the guess on 8 (the spline passes through the
+    coarse nodes):
+
+    >>> import numpy as np
+    >>> import pyomo.environ as pyo
+    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+    >>> from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
+    >>> from pyomo_mbdyn.schemes import REMBlock
+    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
+    >>> pendulum.add_bodies(link)
+    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> pendulum.actuate("hinge")
+    >>> def swing_up(steps):                 # a quarter turn in 1 s, rest to rest, least effort
+    ...     m = pyo.ConcreteModel()
+    ...     m.dyn = REMBlock(system=pendulum, steps=steps, horizon=1.0)
+    ...     problem = OptimalControlProblem(m.dyn)
+    ...     effort = problem.minimise_control_effort()
+    ...     problem.fix_final_configuration([np.pi / 2])
+    ...     problem.require_final_rest()
+    ...     m.dyn.initialize_from(interpolated_trajectory(pendulum, m.dyn.step_length, steps, [np.pi / 2]))
+    ...     return m
+    >>> from pyomo_mbdyn.ocp import solve
+    >>> m = swing_up(4)
+    >>> str(solve(m).solver.termination_condition)
+    'optimal'
+    >>> coarse = m.dyn.trajectory()
+    >>> fine = refined_trajectory(pendulum, 1.0 / 8, 8, coarse)
+    >>> fine.q.shape, fine.u.shape
+    ((9, 12), (8, 1))
+    >>> np.allclose(fine.q[::2], coarse.q)
+    True
+    >>> fine_model = swing_up(8)
+    >>> fine_model.dyn.initialize_from(fine)      # start the finer problem there
     """
     h = float(pyo.value(h))  # a free horizon's named Expression T/N: its current value
     from scipy.interpolate import CubicSpline

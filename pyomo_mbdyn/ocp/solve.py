@@ -97,6 +97,36 @@ def declare_duals(model):
     row ``g`` as the block states it (:mod:`pyomo_mbdyn.ocp.multipliers`), e.g.
     ``dyn.trajectory().momentum_multipliers``.  A component named ``dual`` that is
     not an imported Suffix is a :class:`ConfigurationError`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pyomo.environ as pyo
+    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+    >>> from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
+    >>> from pyomo_mbdyn.schemes import REMBlock
+    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
+    >>> pendulum.add_bodies(link)
+    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> pendulum.actuate("hinge")
+    >>> def swing_up(steps):                 # a quarter turn in 1 s, rest to rest, least effort
+    ...     m = pyo.ConcreteModel()
+    ...     m.dyn = REMBlock(system=pendulum, steps=steps, horizon=1.0)
+    ...     problem = OptimalControlProblem(m.dyn)
+    ...     effort = problem.minimise_control_effort()
+    ...     problem.fix_final_configuration([np.pi / 2])
+    ...     problem.require_final_rest()
+    ...     m.dyn.initialize_from(interpolated_trajectory(pendulum, m.dyn.step_length, steps, [np.pi / 2]))
+    ...     return m
+    >>> m = swing_up(4)
+    >>> dual = declare_duals(m)
+    >>> dual is m.dual, declare_duals(m) is dual      # declared once
+    (True, True)
+    >>> str(solve(m).solver.termination_condition)
+    'optimal'
+    >>> m.dyn.trajectory().momentum_multipliers.shape   # one λ per interval and joint rate
+    (4, 1)
     """
     import pyomo.environ as pyo
 
@@ -173,7 +203,36 @@ def refinable(model):
     ``optimal_control``) whose configurations have a chart
     (:func:`~pyomo_mbdyn.discretization.chart_coordinates`, which
     :func:`~pyomo_mbdyn.ocp.guess.refined_trajectory` interpolates).  Forward
-    simulations (no objective; their guess is the stepper's solution) are not."""
+    simulations (no objective; their guess is the stepper's solution) are not.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pyomo.environ as pyo
+    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+    >>> from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
+    >>> from pyomo_mbdyn.schemes import REMBlock
+    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
+    >>> pendulum.add_bodies(link)
+    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> pendulum.actuate("hinge")
+    >>> def swing_up(steps):                 # a quarter turn in 1 s, rest to rest, least effort
+    ...     m = pyo.ConcreteModel()
+    ...     m.dyn = REMBlock(system=pendulum, steps=steps, horizon=1.0)
+    ...     problem = OptimalControlProblem(m.dyn)
+    ...     effort = problem.minimise_control_effort()
+    ...     problem.fix_final_configuration([np.pi / 2])
+    ...     problem.require_final_rest()
+    ...     m.dyn.initialize_from(interpolated_trajectory(pendulum, m.dyn.step_length, steps, [np.pi / 2]))
+    ...     return m
+    >>> refinable(swing_up(4))
+    True
+    >>> simulation = pyo.ConcreteModel()
+    >>> simulation.dyn = REMBlock(system=pendulum, steps=4, horizon=1.0, controls=np.zeros((4, 1)))
+    >>> refinable(simulation)
+    False
+    """
     import pyomo.environ as pyo
 
     from ..discretization import chart_coordinates
@@ -247,6 +306,36 @@ def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None,
     iterations.  One large refinement is cheaper than a ladder of halvings:
     CasADi's derivative set-up, not IPOPT, dominates each stage's time
     (benchmarks/README.md, "Convergence at scale").
+
+    Examples
+    --------
+    A tiny problem on 8 steps, started from its solution on 4:
+
+    >>> import numpy as np
+    >>> import pyomo.environ as pyo
+    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+    >>> from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
+    >>> from pyomo_mbdyn.schemes import REMBlock
+    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
+    >>> pendulum.add_bodies(link)
+    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> pendulum.actuate("hinge")
+    >>> def swing_up(steps):                 # a quarter turn in 1 s, rest to rest, least effort
+    ...     m = pyo.ConcreteModel()
+    ...     m.dyn = REMBlock(system=pendulum, steps=steps, horizon=1.0)
+    ...     problem = OptimalControlProblem(m.dyn)
+    ...     effort = problem.minimise_control_effort()
+    ...     problem.fix_final_configuration([np.pi / 2])
+    ...     problem.require_final_rest()
+    ...     m.dyn.initialize_from(interpolated_trajectory(pendulum, m.dyn.step_length, steps, [np.pi / 2]))
+    ...     return m
+    >>> stages = []
+    >>> model, results = solve_refined(swing_up, 8, coarsest=4, report=stages.append)
+    >>> [(stage["steps"], stage["start"], stage["status"]) for stage in stages]
+    [(4, 'guess', 'optimal'), (8, 'refined', 'optimal')]
+    >>> model.dyn.config.steps, str(results.solver.termination_condition)
+    (8, 'optimal')
     """
     import time
 

@@ -24,7 +24,16 @@ __all__ = ["BEMBlock", "REMBlock", "DMOCCBlock", "DMOCCLMBlock", "GCBlock", "Qua
 
 
 def scheme_options(scheme):
-    """Names of the options the scheme's block takes (its ``CONFIG``)."""
+    """Names of the options the scheme's block takes (its ``CONFIG``).
+
+    Examples
+    --------
+    >>> scheme_options("gc")
+    ['system', 'steps', 'horizon', 'free_horizon', 'initial_configuration', 'initial_velocity', 'controls',
+     'rotation', 'configurations']
+    >>> "contravariant" in scheme_options("bem"), "contravariant" in scheme_options("rem")
+    (True, False)
+    """
     return list(record(scheme).block_class().CONFIG.keys())
 
 
@@ -42,7 +51,16 @@ def scheme_block(scheme, **options):
 def options_table():
     """The options of every scheme's block, read from its ``CONFIG``, as reStructuredText
     bullet lists (scheme, then option — default — description): what ``help(scheme_block)``
-    shows."""
+    shows.
+
+    Examples
+    --------
+    >>> print("\\n".join(options_table().splitlines()[:4]))
+    ``bem`` (BEMBlock):
+    <BLANKLINE>
+    * ``system``: The MultibodySystem.
+    * ``steps``: Number of time steps N (≥ 1).
+    """
     lines = []
     for name in SCHEMES:
         config = record(name).block_class().CONFIG

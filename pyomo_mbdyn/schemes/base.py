@@ -237,6 +237,28 @@ class SchemeBlockData(BlockData):
 
     Subclasses set ``scheme`` (the registry name) and ``CONFIG``, and implement
     ``_build()``, ``trajectory()``, ``diagnostics()`` and ``initialize_from()``.
+
+    Examples
+    --------
+    What every scheme block offers, on a :class:`~pyomo_mbdyn.schemes.REMBlock`:
+
+    >>> import numpy as np
+    >>> import pyomo.environ as pyo
+    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
+    >>> pendulum.add_bodies(link)
+    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.schemes import REMBlock, SchemeBlockData
+    >>> m = pyo.ConcreteModel()
+    >>> m.dyn = REMBlock(system=pendulum, steps=4, horizon=1.0)
+    >>> isinstance(m.dyn, SchemeBlockData), m.dyn.scheme, m.dyn.record.name
+    (True, 'rem', 'rem')
+    >>> list(m.dyn.nodes), list(m.dyn.intervals)
+    ([0, 1, 2, 3, 4], [0, 1, 2, 3])
+    >>> m.dyn.step_length, m.dyn.final_time_value, m.dyn.free_horizon, m.dyn.never_solved
+    (0.25, 1.0, False, True)
     """
 
     scheme = None
@@ -358,6 +380,33 @@ class MultibodyBlockData(SchemeBlockData):
     --------------------
     ``_add_scheme_variables()``   variables beyond q, v, u, nu
     ``_add_discrete_equations()`` the scheme's equations
+
+    Examples
+    --------
+    The components every multibody block has, on a
+    :class:`~pyomo_mbdyn.schemes.BEMBlock`:
+
+    >>> import numpy as np
+    >>> import pyomo.environ as pyo
+    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
+    >>> pendulum.add_bodies(link)
+    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.schemes import BEMBlock, MultibodyBlockData
+    >>> m = pyo.ConcreteModel()
+    >>> m.dyn = BEMBlock(system=pendulum, steps=4, horizon=1.0)
+    >>> isinstance(m.dyn, MultibodyBlockData)
+    True
+    >>> list(m.dyn.body), list(m.dyn.velocities), list(m.dyn.actuated)
+    (['link'], ['hinge.angle'], ['hinge.angle'])
+    >>> m.dyn.body["link"].q[4, "d1x"].name, m.dyn.u[0, "hinge.angle"].name
+    ('dyn.body[link].q[4,d1x]', "dyn.u[0,'hinge.angle']")
+    >>> m.dyn.uses_velocities, m.dyn.configurations, m.dyn.final_configuration_form
+    (True, 'lifted', 'nodes')
+    >>> m.dyn.body["link"].q[0, "x"].fixed           # the initial state is fixed
+    True
     """
 
     CONFIG = multibody_config()

@@ -29,7 +29,36 @@ __all__ = ["BEMBlock", "BEMBlockData"]
 
 @declare_scheme_block("BEMBlock")
 class BEMBlockData(AbsoluteConfigurations, MultibodyBlockData):
-    """Energy-momentum scheme with interval multipliers (a DAE of index 3 made discrete)."""
+    """Energy-momentum scheme with interval multipliers (a DAE of index 3 made discrete).
+
+    Examples
+    --------
+    Forward simulation through a solver: with every control fixed the block is a
+    square system, whose solution is the Newton stepper's (the same equations):
+
+    >>> import numpy as np
+    >>> import pyomo.environ as pyo
+    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
+    >>> pendulum.add_bodies(link)
+    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.ocp import solve
+    >>> from pyomo_mbdyn.schemes import BEMBlock
+    >>> from pyomo_mbdyn.simulate import simulate
+    >>> m = pyo.ConcreteModel()
+    >>> m.dyn = BEMBlock(system=pendulum, steps=4, horizon=0.4, controls=np.zeros((4, 1)))
+    >>> str(solve(m).solver.termination_condition)
+    'optimal'
+    >>> tr = m.dyn.trajectory()
+    >>> tr.q.shape, tr.lam.shape          # 5 nodes of q; 11 multipliers per interval
+    ((5, 12), (4, 11))
+    >>> np.allclose(tr.q, simulate(pendulum, pendulum.q0, np.zeros(12), 0.1, 4, controls=np.zeros((4, 1))).q)
+    True
+    >>> float(np.ptp(m.dyn.diagnostics()["E"])) < 1e-8     # the energy is conserved
+    True
+    """
 
     scheme = "bem"
     CONFIG = declare_configurations(

@@ -92,6 +92,28 @@ class DNCOBlockData(SchemeBlockData):
     ``scheme`` names the variant: ``dnco`` (indirect) or ``direct-<gradient>``
     (set to the name asked for by :func:`dnco_model`, e.g. ``dnco-midpoint``);
     the registry record is ``dnco``'s.
+
+    Examples
+    --------
+    The mathematical pendulum ``H = p²/2 - g sin q`` taken from the horizontal
+    to hanging (q: 0 → π/2) in T = 3, rest to rest, by the indirect method:
+
+    >>> import numpy as np
+    >>> import pyomo.environ as pyo
+    >>> from pyomo_mbdyn.mechanics import HamiltonianSystem
+    >>> from pyomo_mbdyn.mechanics.linalg import elementwise
+    >>> from pyomo_mbdyn.ocp import solve
+    >>> from pyomo_mbdyn.schemes import DNCOBlock
+    >>> pendulum = HamiltonianSystem(1, lambda q: [[1.0]], lambda q: -9.81 * elementwise("sin", q[0]),
+    ...                              names=["q"], name="pendulum")
+    >>> m = pyo.ConcreteModel()
+    >>> m.dyn = DNCOBlock(system=pendulum, steps=4, horizon=3.0, initial_position=[0.0],
+    ...                   final_position=[np.pi / 2])
+    >>> str(solve(m).solver.termination_condition)
+    'optimal'
+    >>> tr = m.dyn.trajectory()
+    >>> tr.q.ravel().round(3), sorted(tr.extras)
+    (array([0.   , 1.323, 2.274, 1.804, 1.571]), ['costates', 'p'])
     """
 
     scheme = "dnco"

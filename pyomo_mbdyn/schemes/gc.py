@@ -32,7 +32,30 @@ __all__ = ["GCBlock"]
 
 @declare_scheme_block("GCBlock")
 class GCBlockData(MultibodyBlockData):
-    """Midpoint rule in the generalised coordinates of the system's chart."""
+    """Midpoint rule in the generalised coordinates of the system's chart.
+
+    Examples
+    --------
+    The pendulum released from the horizontal; the unknowns are the joint angle
+    and its rate at the nodes:
+
+    >>> import numpy as np
+    >>> import pyomo.environ as pyo
+    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
+    >>> pendulum.add_bodies(link)
+    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.ocp import solve
+    >>> from pyomo_mbdyn.schemes import GCBlock
+    >>> m = pyo.ConcreteModel()
+    >>> m.dyn = GCBlock(system=pendulum, steps=4, horizon=0.4, controls=np.zeros((4, 1)))
+    >>> str(solve(m).solver.termination_condition)
+    'optimal'
+    >>> [round(float(m.dyn.theta[k, "hinge.angle"].value), 2) for k in m.dyn.nodes]
+    [0.0, -0.09, -0.36, -0.8, -1.35]
+    """
 
     scheme = "gc"
     CONFIG = declare_rotation(multibody_config())

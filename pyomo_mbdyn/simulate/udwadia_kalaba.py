@@ -51,6 +51,19 @@ def uk_accelerations(M, Q, A, b, C=None, rcond=1e-12):
     A : (m, n), b : (m,) constraints ``A q̈ = b`` (rank-deficient allowed)
     C : (n,) optional non-ideal constraint work vector
     rcond : relative singular-value cutoff of the pseudo-inverse
+
+    Examples
+    --------
+    A unit mass on the unit circle ``x² + y² = 1`` under gravity, at the bottom
+    moving at 1 m/s: the rod pulls with ``g + v²/r`` and the mass accelerates
+    towards the centre by ``v²/r = 1``:
+
+    >>> import numpy as np
+    >>> M, Q = np.eye(2), [0.0, -9.81]
+    >>> A, b = [[0.0, -2.0]], [-2.0]           # the constraint differentiated twice at (0, -1)
+    >>> result = uk_accelerations(M, Q, A, b)
+    >>> result.qdd, result.ideal, result.rank
+    (array([0., 1.]), array([ 0.  , 10.81]), 1)
     """
     M, Q = np.asarray(M, float), np.asarray(Q, float)
     A, b = np.atleast_2d(np.asarray(A, float)), np.atleast_1d(np.asarray(b, float))
@@ -111,6 +124,28 @@ class UdwadiaKalabaSystem:
     nonideal : optional ``(q, qd, t, ideal) -> C``; it may use the ideal force
         (which does not depend on C, §1.11d), e.g. Coulomb friction on a wire
     baumgarte : (α, β) stabilisation of the holonomic rows (0, 0: none)
+
+    Examples
+    --------
+    A unit mass on the unit circle under gravity, from a formula:
+
+    >>> import numpy as np
+    >>> circle = UdwadiaKalabaSystem(np.eye(2), lambda q, qd, t: np.array([0.0, -9.81]),
+    ...                              constraints=lambda q, t: [q[0] ** 2 + q[1] ** 2 - 1.0])
+    >>> circle.accelerations(np.array([0.0, -1.0]), np.array([1.0, 0.0])).qdd
+    array([0., 1.])
+
+    and a pendulum from a :class:`~pyomo_mbdyn.mechanics.MultibodySystem`
+    (released from the horizontal, its centre of mass falls at ``g m r²/J_O``):
+
+    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
+    >>> pendulum.add_bodies(link)
+    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> uk = UdwadiaKalabaSystem.from_multibody(pendulum)
+    >>> uk.accelerations(pendulum.q0, np.zeros(pendulum.n)).qdd[:3].round(4) + 0.0
+    array([ 0.    , -9.0833,  0.    ])
     """
 
     def __init__(self, mass, force, constraints=None, velocity_constraints=None, nonideal=None,
@@ -182,6 +217,20 @@ def integrate(uk_system, q0, qd0, t_span, t_eval=None, method="RK45", rtol=1e-9,
     Returns the ``solve_ivp`` result; ``sol.y[:n]`` are q, ``sol.y[n:]`` q̇.
     Without Baumgarte stabilisation the position-level constraints drift
     (the paper's equivalence of (U3) and (U5) holds in exact arithmetic only).
+
+    Examples
+    --------
+    A unit mass dropped from (1, 0) on the unit circle:
+
+    >>> import numpy as np
+    >>> circle = UdwadiaKalabaSystem(np.eye(2), lambda q, qd, t: np.array([0.0, -9.81]),
+    ...                              constraints=lambda q, t: [q[0] ** 2 + q[1] ** 2 - 1.0])
+    >>> sol = integrate(circle, [1.0, 0.0], [0.0, 0.0], (0.0, 0.2), t_eval=[0.0, 0.1, 0.2])
+    >>> sol.t, sol.y[:2].round(3) + 0.0
+    (array([0. , 0.1, 0.2]), array([[ 1.   ,  0.999,  0.981],
+           [ 0.   , -0.049, -0.195]]))
+    >>> np.hypot(sol.y[0], sol.y[1]).round(6)         # still on the circle
+    array([1., 1., 1.])
     """
     from scipy.integrate import solve_ivp
 
@@ -208,6 +257,19 @@ def gauss_problem(M, Q, A, b):
     ``SolverFactory`` solver and read ``m.qdd``.  The multipliers of
     ``m.constraint`` (Pyomo ``dual`` Suffix) are λ with ``Qᶜ_i = Aᵀλ`` for
     full-rank A.
+
+    Examples
+    --------
+    The unit mass at the bottom of the unit circle moving at 1 m/s (see
+    :func:`uk_accelerations`), as a QP:
+
+    >>> import pyomo.environ as pyo
+    >>> from pyomo_mbdyn import get_solver
+    >>> m = gauss_problem(np.eye(2), [0.0, -9.81], [[0.0, -2.0]], [-2.0])
+    >>> str(get_solver("casadi_ipopt").solve(m).solver.termination_condition)
+    'optimal'
+    >>> [round(pyo.value(m.qdd[i]), 6) for i in m.I]
+    [0.0, 1.0]
     """
     import pyomo.environ as pyo
 

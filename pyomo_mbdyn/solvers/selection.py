@@ -94,6 +94,16 @@ def available_solvers():
     list of dict
         ``{"name", "kind" ('nlp' or 'minlp'), "version", "source"}`` for each
         available solver, bundled ones included.
+
+    Examples
+    --------
+    The IPOPT and Bonmin libraries bundled in the casadi wheel are always there:
+
+    >>> solvers = {s["name"]: s for s in available_solvers()}
+    >>> solvers["casadi_ipopt"]["kind"], solvers["casadi_bonmin"]["kind"]
+    ('nlp', 'minlp')
+    >>> sorted(solvers["casadi_ipopt"])
+    ['kind', 'name', 'source', 'version']
     """
     import pyomo_mbdyn  # noqa: F401  (registers the casadi plugins)
 

@@ -34,7 +34,21 @@ def run_model(name, scheme=None, steps=None, solver=None, options=None, **refine
 
     ``options``: further keywords of the model's ``build`` (e.g.
     ``{"configurations": "lifted"}`` for the satellite); ``refinement``: the
-    keywords ``coarsest``, ``refine`` and ``report`` of :func:`solve_model`."""
+    keywords ``coarsest``, ``refine`` and ``report`` of :func:`solve_model`.
+
+    Examples
+    --------
+    The particle of the thesis (indirect DNCO) on 10 steps, as
+    ``pyomo-mbdyn run particle --steps 10`` reports it:
+
+    >>> result = run_model("particle", steps=10)
+    >>> result["model"], result["scheme"], result["steps"], result["status"]
+    ('particle', 'dnco', 10, 'optimal')
+    >>> result["n_variables"], result["n_equalities"]
+    (144, 144)
+    >>> result["energy_balance_error"] < 1e-9 and result["hamiltonian_drift"] < 1e-9
+    True
+    """
     return solve_model(name, scheme, steps, solver, options, **refinement)[0]
 
 
@@ -86,7 +100,14 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarse
     (default :data:`~pyomo_mbdyn.ocp.solve.REFINE_FROM`) is solved by
     :func:`~pyomo_mbdyn.ocp.solve_refined` when it can be (see the module
     docstring); ``report(stage)`` is called after each stage, and the result
-    holds the stages as ``stages``."""
+    holds the stages as ``stages``.
+
+    Examples
+    --------
+    >>> result, model = solve_model("particle", steps=10)
+    >>> result["status"], model.dyn.trajectory().q.shape
+    ('optimal', (11, 3))
+    """
     import numpy as np
     import pyomo.environ as pyo
 

@@ -379,7 +379,19 @@ def process_executor(max_workers=None, environment=None):
     ``max_workers`` processes (default ``os.cpu_count()``), each of which sets
     ``environment`` (default :data:`WORKER_ENVIRONMENT`: one BLAS thread, as on a
     Dask worker) before its first task.  A pool made otherwise runs the tasks too,
-    but its solves may round differently from a Dask cluster's."""
+    but its solves may round differently from a Dask cluster's.
+
+    Examples
+    --------
+    Pass it as the ``executor`` of :func:`sweep` or :func:`multistart`
+    (``sweep("particle", {"steps": [20, 40]}, executor=pool)``); no process
+    starts before the first task is submitted:
+
+    >>> from concurrent.futures import ProcessPoolExecutor
+    >>> with process_executor(max_workers=2) as pool:
+    ...     print(isinstance(pool, ProcessPoolExecutor))
+    True
+    """
     import multiprocessing
 
     if max_workers is not None and (isinstance(max_workers, bool) or not isinstance(max_workers, int)
@@ -626,6 +638,16 @@ def cluster_optima(table, objective_rtol=1e-6, state_tol=1e-4):
     max(1, \\|state\\|∞) in every entry; otherwise it starts the next optimum.
     Returns a pandas Series (nullable Int64, NA for runs not solved) on the
     table's index.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({                 # four runs of a multistart, one not solved
+    ...     "status": ["optimal", "optimal", "maxIterations", "optimal"],
+    ...     "objective": [2.5, 1.0, None, 1.0 + 1e-10],
+    ...     "final_state": [[0.0, 1.0], [1.0, 0.0], None, [1.0, 0.0]]})
+    >>> cluster_optima(table).tolist()      # runs 1 and 3 found the same optimum
+    [1, 0, <NA>, 0]
     """
     labels = pd.Series(pd.NA, index=table.index, dtype="Int64")
     solved = table[_solved(table)]
@@ -677,7 +699,20 @@ def _plain(value):
 
 def to_records(table):
     """The rows of a study table (or one row, a Series, e.g. :func:`best`'s) as
-    plain JSON-ready dicts: numpy scalars as Python numbers, NA and NaN as None."""
+    plain JSON-ready dicts: numpy scalars as Python numbers, NA and NaN as None.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({                 # four runs of a multistart, one not solved
+    ...     "status": ["optimal", "optimal", "maxIterations", "optimal"],
+    ...     "objective": [2.5, 1.0, None, 1.0 + 1e-10],
+    ...     "final_state": [[0.0, 1.0], [1.0, 0.0], None, [1.0, 0.0]]})
+    >>> to_records(table)[2]
+    {'status': 'maxIterations', 'objective': None, 'final_state': None}
+    >>> to_records(best(table))
+    {'status': 'optimal', 'objective': 1.0, 'final_state': [1.0, 0.0]}
+    """
     if table is None:
         return None
     if isinstance(table, pd.Series):
