@@ -103,13 +103,13 @@ assert np.allclose([three_link_arm.joint_angles(qk) for qk in q], alpha, atol=1e
 fig = Figure(figsize=(12, 5))
 ax = plotting.plot_snapshots(arm, q, t=t, count=6, ax=fig.add_subplot(1, 2, 1, projection="3d"))
 ax.view_init(elev=90, azim=-90)
-plotting.plot_coordinates(t, alpha, ["α₁", "α₂", "α₃"], ax=fig.add_subplot(1, 2, 2))
+plotting.plot_coordinates(t, alpha, ["α₁", "α₂", "α₃"], ax=fig.add_subplot(1, 2, 2), units="rad")
 fig.tight_layout()
 fig
 
 # %%
 assert np.allclose(u, -lam[:, 3:], atol=1e-8 * np.abs(u).max())   # the control equation u = −λᵖ
-plotting.plot_controls(t, u, three_link_arm_dnco.build_system().names).figure
+plotting.plot_controls(t, u, three_link_arm_dnco.build_system().names, units="N m").figure
 
 # %% [markdown]
 # ## The discrete Hamiltonian

@@ -210,6 +210,6 @@ for scheme in ("bem", "rem", "gc"):
 assert abs(timed["bem"].dyn.final_time_value - timed["rem"].dyn.final_time_value) < 1e-7
 tr = timed["rem"].dyn.trajectory()
 limits = np.array([three_link_arm.TORQUE_LIMITS[a] for a in timed["rem"].dyn.actuated])
-ax = plotting.plot_controls(tr.t, tr.u / limits, names)
+ax = plotting.plot_controls(tr.t, tr.u / limits, names, units="1")   # u / U: no unit
 ax.set_ylabel("u / U"); ax.set_title(f"REM, minimum time T = {tr.t[-1]:.4f} s: bang-bang torques")
 ax.figure

@@ -280,6 +280,16 @@ ax.view_init(elev=90, azim=-90)
 ax.figure
 
 # %% [markdown]
+# The same motion as an interactive 3-D page — rotate, zoom and scrub through
+# the nodes, with the torques and the energy beside it; one self-contained
+# HTML file that opens offline in any browser (`pyomo-mbdyn run MODEL --html
+# FILE` writes it for a model):
+
+# %%
+page = plotting.animate_html(trajectory, workdir / "arm-post.html", system=arm, title="two-link arm round a post")
+print(page, f"{page.stat().st_size / 1e6:.1f} MB")
+
+# %% [markdown]
 # The trajectory as a labelled array (time × coordinate, with units):
 
 # %%

@@ -162,9 +162,9 @@ _FORCE = {"rad": "N m", "m": "N", "": ""}
 def _coordinate_kind(name):
     """'rad', 'm', '1' (director components) or '' (unknown) from a column name ``owner.part``."""
     part = name.rsplit(".", 1)[-1]
-    if part.startswith(("angle", "w", "beta", "swing", "alpha", "phi", "psi", "theta")):
+    if part.startswith(("angle", "beta", "swing", "alpha", "phi", "psi", "theta")) or part in ("wx", "wy", "wz"):
         return _ANGLE
-    if part in ("x", "y", "z", "s") or part.startswith(("v", "slide")):
+    if part in ("x", "y", "z", "s", "vx", "vy", "vz") or part.startswith("slide"):
         return _LENGTH
     if len(part) == 3 and part[0] == "d" and part[1] in "123" and part[2] in "xyz":
         return "1"

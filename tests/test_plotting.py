@@ -1,16 +1,22 @@
-"""Figures: what each plotting function draws, checked on the drawn artists."""
+"""Figures: what each plotting function draws, checked on the drawn artists
+(units on every axis, equal-scale snapshots, flat energy and momentum balances)."""
 
+import importlib
+import re
 import sys
 import types
 
+import matplotlib
 import numpy as np
 import pytest
 from PIL import Image
 
-from pyomo_mbdyn import figures, plotting
+from pyomo_mbdyn import balance, figures, plotting
 from pyomo_mbdyn.diagnostics import trajectory_table
 from pyomo_mbdyn.errors import ConfigurationError
 from pyomo_mbdyn.mechanics import MultibodySystem, PointMass, Revolute, RigidBody, Spherical
+from pyomo_mbdyn.models import MODELS
+from pyomo_mbdyn.schemes import SCHEMES
 from pyomo_mbdyn.simulate import simulate
 
 L, MASS = 1.0, 2.0
@@ -47,6 +53,17 @@ def _segments(ax):
     return [s for c in ax.collections if isinstance(c, Line3DCollection) for s in c._segments3d]
 
 
+def _drawn_points(ax):
+    """Every point of the drawn segments and markers of a 3-D axes."""
+    from mpl_toolkits.mplot3d.art3d import Path3DCollection
+
+    pts = [p for s in _segments(ax) for p in s]
+    for c in ax.collections:
+        if isinstance(c, Path3DCollection):
+            pts.extend(np.column_stack(c._offsets3d))
+    return np.array(pts, dtype=float)
+
+
 # -- geometry ------------------------------------------------------------------
 def test_geometry_of_bodies_and_joints(motion):
     system = motion.system
@@ -76,12 +93,18 @@ def test_snapshots_draw_every_part(motion):
     ends = {tuple(np.round(s[1], 9)) for s in _segments(ax)}
     for i in range(3):
         assert tuple(np.round(phi + a[i] * D[i], 9)) in ends
-    # cubic limits that contain all drawn points
+    # limits that contain every drawn point with a margin, and equal scales (box aspect ∝ spans)
     limits = np.array([ax.get_xlim(), ax.get_ylim(), ax.get_zlim()])
-    np.testing.assert_allclose(np.diff(limits, axis=1).ravel(), np.diff(limits[0]).item())
-    pts = np.array([p for s in _segments(ax) for p in s])
-    assert np.all(pts >= limits[:, 0] - 1e-12) and np.all(pts <= limits[:, 1] + 1e-12)
+    np.testing.assert_allclose(limits, ax.drawn_limits)
+    spans = np.diff(limits, axis=1).ravel()
+    np.testing.assert_allclose(np.asarray(ax.get_box_aspect()) / spans, ax.get_box_aspect()[0] / spans[0])
+    pts = _drawn_points(ax)
+    margin = 0.05 * spans.max()
+    assert np.all(pts >= limits[:, 0] + margin) and np.all(pts <= limits[:, 1] - margin)
+    # the arm moves in the plane z = 0: seen square-on, the normal axis without ticks
+    assert ax.elev == 90 and len(ax.get_zticks()) == 0
     assert "k = 0, 4, 8" in ax.get_title()
+    assert [ax.get_xlabel(), ax.get_ylabel()] == ["x [m]", "y [m]"]
 
 
 def test_snapshots_by_time_single_configuration_and_offset(motion):
@@ -95,14 +118,24 @@ def test_snapshots_by_time_single_configuration_and_offset(motion):
     assert "moved by" in ax.get_title()
 
 
-def test_auto_offset_spreads_motion_in_place():
+def test_auto_offset_lays_a_motion_in_place_out_on_a_grid(motion):
     body = RigidBody("wheel", 1.0, (0.5, 0.3, 0.3))
     system = MultibodySystem("wheel")
     system.add_bodies(body)
     traj = simulate(system, system.q0, system.null_space(system.q0) @ [0, 0, 0, 3.0, 0, 0], h=0.1, steps=4)
     ax = plotting.plot_snapshots(system, traj.q, offset="auto")
-    xs = [p[0] for s in _segments(ax) for p in s]
-    assert max(xs) - min(xs) > 4 * 2 * np.sqrt(3 * body.euler.max() / body.mass)
+    # 5 snapshots in reading order on 3 columns, 1.25 sizes apart: x from 0 to 2 spacings, one row down
+    assert ax.snapshot_nodes == [0, 1, 2, 3, 4]
+    spacing = 1.25 * max(np.ptp(plotting._points_of(system, qk[None]), axis=0).max() for qk in traj.q)
+    centres = _drawn_points(ax)[[len(_segments(ax)) * 2 + i for i in range(5)]]  # the body markers, in order
+    np.testing.assert_allclose(centres, [[0, 0, 0], [spacing, 0, 0], [2 * spacing, 0, 0], [0, 0, -spacing],
+                                         [spacing, 0, -spacing]], atol=1e-12)
+    assert f"{spacing:.3g} m apart" in ax.get_title()
+    np.testing.assert_allclose(np.asarray(ax.get_box_aspect()) / np.diff(ax.drawn_limits, axis=1).ravel(),
+                               ax.get_box_aspect()[0] / np.diff(ax.drawn_limits[0]).item())
+    # a system jointed to the ground is drawn in place, stroboscopically
+    ax = plotting.plot_snapshots(motion.system, motion.q, offset="auto")
+    assert "reading order" not in ax.get_title()
 
 
 def test_snapshots_reject_bad_input(motion):
@@ -153,25 +186,248 @@ def test_coordinates_over_time(motion):
         plotting.plot_coordinates(motion.t, motion.q[:, :2], ["x"])
 
 
+def _axes_titled(fig, start):
+    return [ax for ax in fig.axes if ax.axison and ax.get_title().startswith(start)]
+
+
 def test_conservation_panels_show_the_table(motion):
     table = trajectory_table(motion)
-    fig = plotting.plot_conservation(table)
-    axes = [ax for ax in fig.axes if ax.get_visible()]
-    assert [ax.get_title() for ax in axes] == ["energy: T + V + W + D = E", "E − E₀", "momentum deviation",
-                                               "constraint residual max |Φ(q_k)|"]
-    lines = {line.get_label(): line.get_ydata() for line in axes[0].get_lines()}
-    assert set(lines) == {"T", "V", "W", "D", "E"}
+    fig = plotting.plot_conservation(table, trajectory=motion)
+    energy, drift = fig.axes[:2]
+    assert energy.get_title() == "energy: T + V + W + D = E  (D = 0)"  # no friction: D is left out
+    lines = {line.get_label().split()[0]: line.get_ydata() for line in energy.get_lines()}
+    assert set(lines) == {"T", "V", "W", "E"}
     np.testing.assert_array_equal(lines["V"], table["V"])
-    np.testing.assert_array_equal(axes[1].get_lines()[0].get_ydata(), table["E"] - table["E"].iloc[0])
-    momentum = {line.get_label(): line.get_ydata() for line in axes[2].get_lines()}
-    np.testing.assert_array_equal(momentum["Lz − Lz(0)"], table["Lz"] - table["Lz"].iloc[0])
-    # without momentum and residual columns: two panels
-    fig = plotting.plot_conservation(table[["t", "T", "V", "E"]])
-    assert len([ax for ax in fig.axes if ax.get_visible()]) == 2
+    legend = [t.get_text() for t in energy.get_legend().get_texts()]
+    assert "W  = −(work done by the controls)" in legend and "E = T + V + W + D" in legend
+    np.testing.assert_array_equal(drift.get_lines()[0].get_ydata(), table["E"] - table["E"].iloc[0])
+    # the scheme is read from the trajectory's metadata: BEM conserves T + V + W + D
+    assert drift.get_title().startswith("BEM, energy-momentum scheme:\nT + V + W + D constant to solver tolerance")
+    # the angular momentum about z (the shoulder's axis through the origin) against its impulses;
+    # no translation is free at the shoulder: no linear-momentum row
+    (left,) = _axes_titled(fig, "angular momentum about the origin")
+    assert not _axes_titled(fig, "linear")
+    Lz = left.get_lines()[0]
+    assert Lz.get_label() == "L_z (rotation about z free at the joints): changed by gravity, shoulder.angle"
+    np.testing.assert_array_equal(Lz.get_ydata(), table["Lz"])
+    assert _axes_titled(fig, "constraint residual")
+    # without the trajectory: the momentum changes, labelled as not a balance
+    fig = plotting.plot_conservation(table)
+    assert [ax.get_title() for ax in _axes_titled(fig, "angular momentum")] == [
+        "angular momentum about the origin: change (not a balance)"]
+    assert drift_title(fig).startswith("E − E₀ (scheme not given")
+    # without momentum and residual columns: the energy row only
+    fig = plotting.plot_conservation(table[["t", "T", "V", "E"]], scheme="dmocc")
+    assert len(fig.axes) == 2 and drift_title(fig).startswith("DMOCC, variational scheme:\nenergy oscillates")
     with pytest.raises(ConfigurationError, match=r"lacks the columns \['E'\]"):
         plotting.plot_conservation(table[["t", "T", "V"]])
     with pytest.raises(TypeError, match="DataFrame"):
         plotting.plot_conservation(table.to_numpy())
+
+
+def drift_title(fig):
+    return fig.axes[1].get_title()
+
+
+def test_energy_balance_of_bem_is_flat_in_the_plotted_data(motion):
+    """BEM: E = T + V + W + D constant to solver tolerance, read back from the E − E₀ line."""
+    fig = plotting.plot_conservation(trajectory_table(motion), trajectory=motion)
+    energy, drift = fig.axes[:2]
+    scale = max(np.abs(line.get_ydata()).max() for line in energy.get_lines())
+    assert scale > 1.0  # the arm falls and the controls work: the terms are not small
+    assert np.abs(drift.get_lines()[0].get_ydata()).max() <= 1e-8 * scale
+
+
+def test_energy_statement_of_every_scheme():
+    statements = {name: balance.energy_statement(name) for name in SCHEMES}
+    for name in ("bem", "rem", "quaternion"):
+        assert "energy-momentum scheme: T + V + W + D constant to solver tolerance" in statements[name]
+    for name in ("dmocc", "dmocc_lm", "rattle"):
+        assert "variational scheme: energy oscillates, bounded, no drift" in statements[name]
+    assert "neither energy- nor momentum-consistent" in statements["gc"]
+    for name in ("dnco", "dnco-greenspan", "direct-gonzalez"):
+        assert "discrete-gradient scheme: T + V + W constant" in balance.energy_statement(name)
+    assert "T + V + W not conserved" in balance.energy_statement("direct-midpoint")
+    assert balance.energy_statement(None) is None
+
+
+# -- momentum balances -------------------------------------------------------------
+def satellite_spinning(scheme):
+    """The three-rotor satellite (no gravity, rotor torques: internal) spinning and torqued, 12 steps."""
+    satellite = importlib.import_module(MODELS["satellite"])
+    system = satellite.build_system()
+    v0 = system.null_space(system.q0) @ np.array([0, 0, 0, 0.2, 0.3, 0.4, 1.0, -2.0, 3.0])
+    torques = np.column_stack([np.linspace(200, -100, 12), np.full(12, -150.0), np.linspace(0, 300, 12)])
+    return simulate(system, system.q0, v0, h=0.1, steps=12, controls=torques, scheme=scheme)
+
+
+@pytest.mark.parametrize("scheme", ["bem", "dmocc"])
+def test_momentum_balance_of_the_satellite_is_flat(scheme):
+    """No gravity, internal rotor torques: every momentum is conserved (a symmetry with nothing acting),
+    and the plotted balance lines are flat to solver tolerance."""
+    traj = satellite_spinning(scheme)
+    table = balance.momentum_balance(traj)
+    assert sorted(table.attrs["momenta"]) == sorted(["Lx", "Ly", "Lz", "px", "py", "pz"])
+    assert all(info["conserved"] for info in table.attrs["momenta"].values())
+    fig = plotting.plot_conservation(traj.diagnostics(), trajectory=traj)
+    (right,) = _axes_titled(fig, "angular-momentum balance")
+    L = np.abs(traj.diagnostics()[["Lx", "Ly", "Lz"]].to_numpy()).max()
+    assert L > 100.0  # spinning: the momentum is not small
+    for line in right.get_lines():
+        assert np.abs(line.get_ydata()).max() <= 1e-10 * L, line.get_label()
+    (left,) = _axes_titled(fig, "angular momentum about the origin")
+    assert left.get_lines()[0].get_label() == "L_x: conserved (rotation about x symmetry)"
+    assert right.get_ylabel() == "L − L₀ − impulse [N m s]"
+
+
+def arm_about_z(gravity, scheme):
+    """The two-link arm with its bob, shoulder and elbow about z at/through the z axis, torqued."""
+    system = arm_with_bob()
+    system.gravity = np.asarray(gravity, float)
+    return simulate(system, system.q0, np.zeros(system.n), h=0.05, steps=8,
+                    controls=np.tile([1.0, -0.5], (8, 1)), scheme=scheme)
+
+
+@pytest.mark.parametrize("scheme", ["bem", "rem", "dmocc"])
+def test_angular_momentum_changes_only_by_the_shoulder_torque(scheme):
+    """Gravity along z: rotation about z is a symmetry; L_z changes exactly by the shoulder's torque
+    (the elbow's is internal), at midpoints (bem, rem) or lumped at the nodes (dmocc)."""
+    traj = arm_about_z((0, 0, -9.81), scheme)
+    table = balance.momentum_balance(traj)
+    assert list(table.attrs["momenta"]) == ["Lz"]  # the shoulder resists every other motion
+    info = table.attrs["momenta"]["Lz"]
+    assert info["actuators"] == ["shoulder.angle"] and not info["gravity"]
+    change = table["Lz"] - table["Lz"].iloc[0]
+    assert np.abs(change).max() > 0.05  # the shoulder's torque turns the arm
+    np.testing.assert_allclose(table["Lz_impulse"], change, atol=1e-10 * np.abs(change).max())
+    # the impulse is that of the shoulder's torque: -h Σ u_shoulder (η = 1 for the shoulder angle)
+    np.testing.assert_allclose(table["Lz_impulse"].iloc[-1], -0.05 * 8 * 1.0, rtol=1e-12)
+    fig = plotting.plot_conservation(traj.diagnostics(), trajectory=traj)
+    (left,) = _axes_titled(fig, "angular momentum about the origin")
+    assert left.get_lines()[0].get_label() == "L_z (rotation about z symmetry): changed by shoulder.angle"
+
+
+def test_gravity_moment_enters_the_balance(motion):
+    """Gravity along -y, shoulder about z: L_z changes by gravity's moment and the shoulder's torque."""
+    table = balance.momentum_balance(motion)
+    info = table.attrs["momenta"]["Lz"]
+    assert info["gravity"] and info["actuators"] == ["shoulder.angle"]
+    scale = np.abs(table["Lz_impulse"]).max()
+    assert np.abs(table["Lz_balance"]).max() <= 1e-10 * scale
+
+
+def test_momentum_balance_rejects_systems_without_rigid_motions(motion):
+    with pytest.raises(ConfigurationError, match="MultibodySystem"):
+        balance.momentum_balance(types.SimpleNamespace(system=None))
+
+
+# -- style and units ---------------------------------------------------------------
+def test_every_figure_is_drawn_in_the_style(motion):
+    before = dict(matplotlib.rcParams)
+    ax = plotting.plot_controls(motion.t, motion.u, motion.system.actuated)
+    assert ax.title.get_fontsize() == pytest.approx(plotting.STYLE["axes.titlesize"])
+    assert ax.xaxis.label.get_fontsize() == pytest.approx(plotting.STYLE["axes.labelsize"])
+    assert ax.patches[0].get_edgecolor()[:3] == pytest.approx(matplotlib.colors.to_rgb(plotting.COLORS[0]))
+    assert ax.xaxis.get_gridlines()[0].get_visible()  # axes.grid
+    fig = plotting.plot_conservation(trajectory_table(motion), trajectory=motion)
+    assert fig.axes[0].get_lines()[0].get_linewidth() == plotting.STYLE["lines.linewidth"]
+    assert fig.axes[0].get_lines()[0].get_color() == plotting.COLORS[0]
+    # the style is a context: nothing global changed
+    assert {k: v for k, v in matplotlib.rcParams.items() if before[k] != v} == {}
+    with plotting.style(**{"font.size": 13}):
+        assert matplotlib.rcParams["font.size"] == 13 and matplotlib.rcParams["axes.grid"]
+
+
+def test_controls_are_labelled_per_actuator_unit():
+    t = np.linspace(0, 1, 5)
+    u = np.column_stack([np.ones(4), 2 * np.ones(4)])
+    # a force on a slide and a torque on an angle: two panels, each with its unit
+    ax = plotting.plot_controls(t, u, ["trolley.s", "winch.beta"])
+    top, bottom = ax.figure.axes
+    assert top.get_ylabel() == "u = −(applied force) [N]" and bottom.get_ylabel() == "u = −(applied torque) [N m]"
+    assert [x.get_text() for x in top.get_legend().get_texts()] == ["trolley.s [N]"]
+    assert [x.get_text() for x in bottom.get_legend().get_texts()] == ["winch.beta [N m]"]
+    assert bottom.get_xlabel() == "t [s]"
+    # one axes given: one y label listing both units, the legend naming each
+    ax = plotting._new_figure().add_subplot()
+    plotting.plot_controls(t, u, ["trolley.s", "winch.beta"], ax=ax)
+    assert ax.get_ylabel() == "u = −(applied generalised force) [N, N m]"
+    assert [x.get_text() for x in ax.get_legend().get_texts()] == ["trolley.s [N]", "winch.beta [N m]"]
+    # a spherical joint's and a body's rotations are torques, a body's translation a force
+    ax = plotting.plot_controls(t, np.ones((4, 3)), ["wrist.wx", "body.wz", "body.vx"])
+    assert [a.get_ylabel() for a in ax.figure.axes] == ["u = −(applied torque) [N m]", "u = −(applied force) [N]"]
+    ax = plotting.plot_controls(t, u, ["a", "b"], units="1")
+    assert ax.get_ylabel() == "u = −(applied generalised force) [1]"
+    # names that are not the library's column names tell no unit ("wrist" is not a body's wx)
+    ax = plotting.plot_controls(t, u, ["elbow", "wrist"])
+    assert len(ax.figure.axes) == 1 and ax.get_ylabel() == "u = −(applied generalised force) [unit not known]"
+
+
+def _units(label):
+    found = re.findall(r"\[([^\]]+)\]", label)
+    assert found, f"no unit in {label!r}"
+    return found[-1]
+
+
+def _check_units(fig):
+    for ax in fig.axes:
+        if not ax.axison:
+            continue
+        axes = [ax.xaxis, ax.yaxis] + ([ax.zaxis] if ax.name == "3d" else [])
+        for axis in axes:
+            if not axis.get_ticklabels():
+                continue  # shared with the panel below, or a plane's normal seen edge-on: no ticks shown
+            label = axis.get_label_text()
+            unit = _units(label)
+            if unit in ("m or 1, by row", "each equation's own"):
+                continue
+            for part in re.split(r", ", unit):
+                assert part == "1" or re.fullmatch(r"[A-Za-z()² ]+(/s)?", part), (ax.get_title(), label)
+                assert "not known" not in part, (ax.get_title(), label)
+
+
+@pytest.mark.parametrize("name, scheme", [(name, None) for name in sorted(MODELS)]
+                         + [("three-link-arm", "dnco"), ("pendulum", "direct-midpoint")])
+def test_every_axis_of_every_model_figure_has_a_unit(name, scheme, tmp_path, monkeypatch):
+    """Each model's generic figures (built, not solved: the guess is drawn), every axis labelled
+    with a unit in brackets; the 3-D limits contain every drawn point."""
+    drawn = []
+    save = figures._save
+
+    def keep(fig, path, caption=None):
+        drawn.append(fig)
+        return save(fig, path, caption)
+
+    monkeypatch.setattr(figures, "_save", keep)
+    module = importlib.import_module(MODELS[name])
+    options = {} if scheme is None else {"scheme": scheme}
+    model = module.build(**options) if name in ("satellite", "heavy-top", "satellite-actuator-selection") else \
+        module.build(steps=6, **options)
+    paths = figures.model_figures(name, model, tmp_path)
+    assert len(drawn) == len(paths) >= 2
+    if scheme == "direct-midpoint":  # the midpoint state equations do not conserve T + V + W
+        (conservation,) = [fig for fig, path in zip(drawn, paths) if path.name.endswith("conservation.png")]
+        assert conservation.axes[1].get_title().startswith("DIRECT-MIDPOINT, midpoint state equations:\n"
+                                                           "T + V + W not conserved")
+    for fig in drawn:
+        _check_units(fig)
+        for ax in fig.axes:
+            if ax.name == "3d":
+                limits = np.array([ax.get_xlim(), ax.get_ylim(), ax.get_zlim()])
+                pts = _drawn_points(ax)
+                assert np.all(pts >= limits[:, 0]) and np.all(pts <= limits[:, 1]), name
+
+
+def test_paper_figures_are_named_only_for_the_papers_scheme_and_case():
+    crane = importlib.import_module(MODELS["crane"])
+    assert figures.paper_figures("crane", crane.build(steps=4).dyn)["controls"] == \
+        "cf. Fig. 7.3 of the thesis (1: force and torque)"
+    assert figures.paper_figures("crane", crane.build(steps=4, scheme="gc").dyn) == {}
+    arm = importlib.import_module(MODELS["three-link-arm"])
+    for case, figure in (("free", "7.4"), ("bounded", "6.2"), ("damped", "6.3")):
+        captions = figures.paper_figures("three-link-arm", arm.build(steps=4, case=case).dyn)
+        assert captions["snapshots"] == f"cf. Fig. {figure} of the thesis (snapshots)", case
+    assert figures.paper_figures("three-link-arm", arm.build(steps=4, case="time").dyn) == {}
 
 
 def test_costates_side_by_side_and_difference():
