@@ -13,8 +13,9 @@ not rows), active constraints, split into equality rows and inequality rows
 time T = N h reached (the solver's value when the model's final time is free).
 ``--set KEY=VALUE`` (repeatable) passes an option of the model's ``build()``,
 JSON-typed (``--set case=time``, ``--set distance=2.5``); an unknown key is
-refused with the list of the model's options.  After the solve ``--plot DIR``
-writes the model's figures (PNG) and ``--html FILE`` an interactive 3-D view
+refused with the list of the model's options (``pyomo-mbdyn list --options MODEL``
+lists them).  After the solve ``--save FILE`` writes the trajectory archive
+(``"saved"`` in the JSON), ``--plot DIR`` the model's figures (PNG) and ``--html FILE`` an interactive 3-D view
 (:func:`pyomo_mbdyn.html_view.animate_html`; ``"html"`` in the JSON); a failure
 to write them leaves the result standing, adds ``error`` to it and exits 1.
 
@@ -159,7 +160,8 @@ def _cmd_run(args):
         try:
             figures = [str(p) for p in model_figures(args.model, model, args.plot)]
         except Exception as err:  # the solve stands: print it, then say what failed
-            plot_error = f"--plot {args.plot}: {type(err).__name__}: {err}"
+            failed = f"--plot {args.plot}: {type(err).__name__}: {err}"
+            plot_error = failed if plot_error is None else f"{plot_error}; {failed}"
     html = None
     if args.html is not None:
         from .html_view import animate_html

@@ -132,6 +132,26 @@ def test_a_plotting_failure_after_the_solve_still_prints_the_result(capsys, tmp_
     assert "objective" in out and "--plot" in err and len(err.strip().splitlines()) == 1
 
 
+def test_save_and_plot_failures_are_both_reported_after_the_solve(capsys, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    argv = ["run", "particle", "--save", str(blocker / "run.npz"), "--plot", str(blocker / "figures"), "--json"]
+    assert main(argv) == 1
+    result = json.loads(capsys.readouterr().out)
+    assert result["status"] in ("optimal", "locallyOptimal") and "saved" not in result
+    assert "--save" in result["error"] and "--plot" in result["error"]
+
+
+def test_save_writes_the_trajectory_with_the_result_as_metadata(capsys, tmp_path):
+    from pyomo_mbdyn import results
+
+    assert main(["run", "particle", "--save", str(tmp_path / "run"), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    saved = results.load(result["saved"])
+    assert result["saved"].endswith("run.npz") and saved.metadata["objective"] == result["objective"]
+    assert saved.steps == result["steps"]
+
+
 def test_an_internal_error_is_one_line_and_exit_3(capsys, monkeypatch):
     def broken(*args, **kwargs):
         raise ZeroDivisionError("a bug")
