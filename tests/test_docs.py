@@ -34,8 +34,11 @@ PUBLIC = ["mechanics", "schemes", "discretization", "simulate", "ocp", "solvers"
 def html(tmp_path_factory):
     """The built site's directory (a fresh one: nothing cached from an earlier build)."""
     out = tmp_path_factory.mktemp("docs") / "html"
+    # from a neutral directory: ``python -m`` puts the working directory first on sys.path, and the
+    # checkout's pyomo_mbdyn/ (without its models, which setup.cfg maps from models/) would shadow
+    # the installed package
     done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
-                           str(DOCS), str(out)], capture_output=True, text=True, timeout=600)
+                           str(DOCS), str(out)], capture_output=True, text=True, timeout=600, cwd=out.parent)
     assert done.returncode == 0, f"sphinx-build failed:\n{done.stdout}\n{done.stderr}"
     assert "WARNING" not in done.stderr and "ERROR" not in done.stderr, done.stderr
     return out
