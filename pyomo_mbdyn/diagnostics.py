@@ -39,12 +39,8 @@ def conservation_table(system, h, q, v, nu, u):
     (``W < 0``, work done by the system) keeps ``E`` constant to round-off:
 
     >>> import numpy as np
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
     >>> from pyomo_mbdyn.simulate import simulate
     >>> tr = simulate(pendulum, pendulum.q0, np.zeros(12), 0.1, 3, controls=[[0.5]] * 3)
     >>> table = conservation_table(pendulum, 0.1, tr.q, tr.v, tr.nu, tr.u)

@@ -134,12 +134,9 @@ def column_names(system):
     Examples
     --------
     >>> import numpy as np
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
+    >>> link = pendulum.bodies["link"]
     >>> coordinates, controls, velocities = column_names(pendulum)
     >>> coordinates[:4], controls, velocities
     (['link.x', 'link.y', 'link.z', 'link.d1x'], ['hinge.angle'], ['hinge.angle'])
@@ -297,12 +294,9 @@ class Trajectory:
     saved and loaded back:
 
     >>> import numpy as np
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
+    >>> link = pendulum.bodies["link"]
     >>> from pyomo_mbdyn.simulate import simulate
     >>> tr = simulate(pendulum, pendulum.q0, np.zeros(12), 0.1, 3, controls=[[0.5]] * 3)
     >>> tr.steps, tr.h, tr.scheme, tr.q.shape, tr.u.shape, tr.nu.shape

@@ -21,7 +21,7 @@ WITH_EXAMPLES = ["pyomo_mbdyn.balance", "pyomo_mbdyn.diagnosis", "pyomo_mbdyn.di
                  "pyomo_mbdyn.discretization.charts", "pyomo_mbdyn.discretization.common",
                  "pyomo_mbdyn.discretization.energy_momentum", "pyomo_mbdyn.discretization.registry",
                  "pyomo_mbdyn.discretization.variational",
-                 "pyomo_mbdyn.mechanics.bodies", "pyomo_mbdyn.mechanics.hamiltonian",
+                 "pyomo_mbdyn.mechanics.bodies", "pyomo_mbdyn.mechanics.examples", "pyomo_mbdyn.mechanics.hamiltonian",
                  "pyomo_mbdyn.mechanics.joints", "pyomo_mbdyn.mechanics.linalg", "pyomo_mbdyn.mechanics.system",
                  "pyomo_mbdyn.ocp.actuators", "pyomo_mbdyn.ocp.costates", "pyomo_mbdyn.ocp.dnco",
                  "pyomo_mbdyn.ocp.guess", "pyomo_mbdyn.ocp.problem", "pyomo_mbdyn.ocp.solve",

@@ -70,12 +70,8 @@ def chart_velocity(system, theta, vt, rotation="exp"):
     at 1 m/s and accelerates by 2 m/s² towards the hinge:
 
     >>> import numpy as np
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
     >>> q, v, a = chart_velocity(pendulum, [np.pi / 2], [2.0])
     >>> q[:3].round(12) + 0.0, v[:3].round(12) + 0.0, a[:3].round(12) + 0.0
     (array([0. , 0.5, 0. ]), array([-1.,  0.,  0.]), array([ 0., -2.,  0.]))
@@ -112,12 +108,8 @@ def chart_replayed(system, theta, rotation="exp", share=False):
     Examples
     --------
     >>> import numpy as np
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
     >>> import pyomo.environ as pyo
     >>> m = pyo.ConcreteModel()
     >>> m.angle = pyo.Var(initialize=np.pi / 2)
@@ -139,12 +131,8 @@ def chart_basis(system, theta, rotation):
     Examples
     --------
     >>> import numpy as np
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
     >>> P = chart_basis(pendulum, [0.0], "exp")
     >>> P.shape, P[:3, 0].round(12) + 0.0        # the centre of mass moves along y
     ((12, 1), array([0. , 0.5, 0. ]))
@@ -176,12 +164,8 @@ def chart_coordinates(system, q, v=None, rotation="exp", tol=1e-12, start=None, 
     The joint angle of a configuration, and the joint rate of a velocity:
 
     >>> import numpy as np
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
     >>> q = chart(pendulum, [np.pi / 2])             # hanging down
     >>> chart_coordinates(pendulum, q)
     array([1.57079633])

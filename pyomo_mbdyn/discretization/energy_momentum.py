@@ -28,12 +28,8 @@ def joint_rates(system, q0, q1, v0, v1, contravariant=True):
     The pendulum turning at 2 rad/s about its hinge:
 
     >>> import numpy as np
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
     >>> v = pendulum.null_space(pendulum.q0) @ [2.0]
     >>> joint_rates(pendulum, pendulum.q0, pendulum.q0, v, v)
     array([2.])
@@ -60,12 +56,8 @@ def bem_residuals(system, h, q0, v0, q1, v1, lam, nu, u, contravariant=True):
     The residuals vanish at a step of the Newton stepper (which solves them):
 
     >>> import numpy as np
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
     >>> from pyomo_mbdyn.simulate import simulate
     >>> s = simulate(pendulum, pendulum.q0, np.zeros(12), 0.1, 1, controls=[[0.5]], scheme="bem")
     >>> r = bem_residuals(pendulum, 0.1, s.q[0], s.v[0], s.q[1], s.v[1], s.lam[0], s.nu[0], s.u[0])
@@ -114,12 +106,8 @@ def rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation="exp"):
     The residuals vanish at a step of the Newton stepper (which solves them):
 
     >>> import numpy as np
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
     >>> from pyomo_mbdyn.simulate import simulate
     >>> s = simulate(pendulum, pendulum.q0, np.zeros(12), 0.1, 1, controls=[[0.5]], scheme="rem")
     >>> r = rem_residuals(pendulum, 0.1, s.q[0], s.v[0], s.w[0], s.q[1], s.v[1], s.nu[0], s.u[0])

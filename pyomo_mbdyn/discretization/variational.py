@@ -132,12 +132,8 @@ def projected_velocity(system, h, q, q_next, u, q_prev=None, u_prev=None):
     The node velocities of the variational schemes are these:
 
     >>> import numpy as np
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
     >>> from pyomo_mbdyn.simulate import simulate
     >>> tr = simulate(pendulum, pendulum.q0, np.zeros(12), 0.1, 3, scheme="dmocc")
     >>> np.allclose(projected_velocity(pendulum, 0.1, tr.q[1], tr.q[2], tr.u[1]), tr.v[1])
@@ -190,12 +186,8 @@ def final_velocity(system, h, q_prev, q, u_prev):
     The last node velocity of a DMOCC simulation is this one:
 
     >>> import numpy as np
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
     >>> from pyomo_mbdyn.simulate import simulate
     >>> tr = simulate(pendulum, pendulum.q0, np.zeros(12), 0.1, 3, scheme="dmocc")
     >>> np.allclose(final_velocity(pendulum, 0.1, tr.q[2], tr.q[3], tr.u[2]), tr.v[3])

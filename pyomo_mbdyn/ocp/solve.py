@@ -102,14 +102,10 @@ def declare_duals(model):
     --------
     >>> import numpy as np
     >>> import pyomo.environ as pyo
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
     >>> from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
     >>> from pyomo_mbdyn.schemes import REMBlock
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
     >>> def swing_up(steps):                 # a quarter turn in 1 s, rest to rest, least effort
     ...     m = pyo.ConcreteModel()
     ...     m.dyn = REMBlock(system=pendulum, steps=steps, horizon=1.0)
@@ -209,14 +205,10 @@ def refinable(model):
     --------
     >>> import numpy as np
     >>> import pyomo.environ as pyo
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
     >>> from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
     >>> from pyomo_mbdyn.schemes import REMBlock
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
     >>> def swing_up(steps):                 # a quarter turn in 1 s, rest to rest, least effort
     ...     m = pyo.ConcreteModel()
     ...     m.dyn = REMBlock(system=pendulum, steps=steps, horizon=1.0)
@@ -313,14 +305,10 @@ def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None,
 
     >>> import numpy as np
     >>> import pyomo.environ as pyo
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
     >>> from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
     >>> from pyomo_mbdyn.schemes import REMBlock
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
     >>> def swing_up(steps):                 # a quarter turn in 1 s, rest to rest, least effort
     ...     m = pyo.ConcreteModel()
     ...     m.dyn = REMBlock(system=pendulum, steps=steps, horizon=1.0)

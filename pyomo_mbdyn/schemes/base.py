@@ -244,12 +244,8 @@ class SchemeBlockData(BlockData):
 
     >>> import numpy as np
     >>> import pyomo.environ as pyo
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
     >>> from pyomo_mbdyn.schemes import REMBlock, SchemeBlockData
     >>> m = pyo.ConcreteModel()
     >>> m.dyn = REMBlock(system=pendulum, steps=4, horizon=1.0)
@@ -388,12 +384,9 @@ class MultibodyBlockData(SchemeBlockData):
 
     >>> import numpy as np
     >>> import pyomo.environ as pyo
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
+    >>> link = pendulum.bodies["link"]
     >>> from pyomo_mbdyn.schemes import BEMBlock, MultibodyBlockData
     >>> m = pyo.ConcreteModel()
     >>> m.dyn = BEMBlock(system=pendulum, steps=4, horizon=1.0)

@@ -39,12 +39,8 @@ class REMBlockData(AbsoluteConfigurations, MultibodyBlockData):
 
     >>> import numpy as np
     >>> import pyomo.environ as pyo
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
-    >>> pendulum.actuate("hinge")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
     >>> from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
     >>> from pyomo_mbdyn.schemes import REMBlock
     >>> m = pyo.ConcreteModel()

@@ -61,11 +61,8 @@ class Stepper:
     Release a pendulum from the horizontal; ten REM steps of 10 ms:
 
     >>> import numpy as np
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum(actuated=False)
     >>> stepper = Stepper(pendulum, 0.01, "rem")
     >>> stepper.equation_groups                 # the equations of one step
     {'reparametrisation': 12, 'kinematics': 12, 'momentum_balance': 1, 'joint_rates': 1}
@@ -231,10 +228,8 @@ def check_initial_state(system, q0, v0, tol=1e-9):
     --------
     >>> import numpy as np
     >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum(actuated=False)
     >>> v0 = pendulum.null_space(pendulum.q0) @ [2.0]     # turning at 2 rad/s: admissible
     >>> check_initial_state(pendulum, pendulum.q0, v0)
     >>> check_initial_state(pendulum, pendulum.q0, np.ones(12))

@@ -138,11 +138,8 @@ class UdwadiaKalabaSystem:
     and a pendulum from a :class:`~pyomo_mbdyn.mechanics.MultibodySystem`
     (released from the horizontal, its centre of mass falls at ``g m r²/J_O``):
 
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> pendulum = MultibodySystem("pendulum", gravity=(0, -9.81, 0))
-    >>> pendulum.add_bodies(link)
-    >>> pendulum.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum(actuated=False)
     >>> uk = UdwadiaKalabaSystem.from_multibody(pendulum)
     >>> uk.accelerations(pendulum.q0, np.zeros(pendulum.n)).qdd[:3].round(4) + 0.0
     array([ 0.    , -9.0833,  0.    ])
