@@ -11,6 +11,7 @@ __all__ = [
     "MbdynError",
     "ConfigurationError",
     "NotRepresentableError",
+    "LoopReductionError",
     "AssemblyError",
     "SolverUnavailableError",
     "UnsupportedModelError",
@@ -44,6 +45,14 @@ class NotRepresentableError(ConfigurationError):
     """A scheme's unknowns cannot express what was asked: a final joint angle beyond a turn in
     a form that holds rotations only as configurations, a joint bound on a rotation vector, …
     The message names the scheme and the forms that can."""
+
+
+class LoopReductionError(NotRepresentableError):
+    """The reduced (null-space) form of a system with closed loops does not exist here: the
+    dependent coordinates cannot be solved for (J_d singular), or the form asked for cannot
+    close the loop (:mod:`pyomo_mbdyn.mechanics.loops`)."""
+
+    default_message = "The multiplier schemes bem and dmocc_lm need no reduction and work on loops."
 
 
 class AssemblyError(MbdynError, ValueError):

@@ -107,13 +107,15 @@ def sx_matrix(A):
 def numeric_kinematics(system, q, which):
     """``[G(q), B(q), P(q)][which]`` for numbers ``q``, from functions compiled once per
     system (``which`` a tuple of names among ``'G'``, ``'B'`` (contravariant B(q♯)),
-    ``'B_plain'`` (the plain-midpoint B) and ``'P'``)."""
+    ``'B_plain'`` (the plain-midpoint B), ``'P'`` and ``'P_tree'`` (the tree's null space: P
+    for a tree, n × n_ν for loops))."""
     import casadi
 
     def build():
         x, entries = symbols("q", system.n)
         formulas = {"G": system.constraint_jacobian, "B": system.control_matrix,
-                    "B_plain": lambda q: system.control_matrix(q, False), "P": system.null_space}
+                    "B_plain": lambda q: system.control_matrix(q, False), "P": system.null_space,
+                    "P_tree": system.tree_null_space}
         return casadi.Function("kinematics", [x], [sx_matrix(formulas[w](entries)) for w in which],
                                ["q"], list(which))
 
@@ -135,12 +137,13 @@ def numeric(x):
 
 def interval_joint_rates(system, q, h):
     """ν_{k,k+1} = P(q_{k+½})⁺ (q_{k+1} - q_k)/h for node configurations ``q`` (N+1, n), numbers
-    only: the joint rates of schemes that have no joint-rate unknowns (DMOCC, RATTLE)."""
+    only: the joint rates of schemes that have no joint-rate unknowns (DMOCC, RATTLE); over the
+    tree coordinates (P_t) for a system with loops."""
     from ..mechanics import MultibodySystem
 
     if isinstance(system, MultibodySystem):  # P(q) compiled once per system
         def null_space(x):
-            return numeric_kinematics(system, x, ("P",))[0]
+            return numeric_kinematics(system, x, ("P_tree",))[0]
     else:
         def null_space(x):
             return np.asarray(system.null_space(x), float)

@@ -49,7 +49,9 @@ def bem_residuals(system, h, q0, v0, q1, v1, lam, nu, u, contravariant=True):
 
     ``lam`` are the interval multipliers γ_{k,k+1} (ordered as
     ``system.constraint_labels()``), ``nu`` the interval joint rates and ``u``
-    the actuated controls.
+    the actuated controls.  With closed loops G, Φ and γ are those of the active
+    rows (``system.active_labels()``: the redundant loop rows dropped, so that the
+    step's Newton matrix is regular) and B, ν the spanning tree's.
 
     Examples
     --------
@@ -69,7 +71,7 @@ def bem_residuals(system, h, q0, v0, q1, v1, lam, nu, u, contravariant=True):
     q0, v0, q1, v1 = as_array(q0), as_array(v0), as_array(q1), as_array(v1)
     lam, nu = as_array(lam), as_array(nu)
     q_mid, v_mid = midpoint(q0, q1), midpoint(v0, v1)
-    G = system.constraint_jacobian(q_mid)
+    G = system.active_jacobian(q_mid)
     B = system.control_matrix(q_mid, contravariant)
     M = np.diag(system.mass_matrix())
     force = as_array(matmul(G.T, lam) + matmul(B.T, efforts(system, nu, full_controls(system, u)))
@@ -77,7 +79,7 @@ def bem_residuals(system, h, q0, v0, q1, v1, lam, nu, u, contravariant=True):
     return {
         "kinematics": as_array(q1 - q0 - v_mid * h),
         "momentum_balance": as_array(M * (v1 - v0) + force * h),
-        "constraint": system.constraints(q1),
+        "constraint": system.active_constraints(q1),
         "joint_rates": as_array(nu - matmul(B, v_mid)),
     }
 
@@ -95,7 +97,13 @@ def rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation="exp"):
     ``joint_rates``        ν - B v_{k+½}                                       (dof)
 
     With ``w=None`` (configurations given by a chart, q_k = F(θ_k, q_ref)) there is
-    no ``reparametrisation`` entry.  The controls enter with the identity since ``P(q_{k+½})ᵀ B(q♯)ᵀ = I`` for a
+    no ``reparametrisation`` entry.
+
+    With closed loops (:mod:`pyomo_mbdyn.mechanics.loops`) ``w``, ``ν`` and ``B`` are the
+    spanning tree's, ``P = P_t N`` has one column per independent coordinate, the
+    dependent increments are fixed by ``loop_closure`` Φ_L(q_{k+1}) = 0 (n_L rows) and
+    the controls enter as ``h Pᵀ Bᵀ u = h Nᵀ u``: w (n_t), q, v, ν (n_t) against
+    n + n_L + n + dof + n_t rows, square since dof + n_L = n_t.  The controls enter with the identity since ``P(q_{k+½})ᵀ B(q♯)ᵀ = I`` for a
     :class:`~pyomo_mbdyn.mechanics.MultibodySystem`; systems whose input rows
     are not dual to their null space (``inputs_dual_to_null_space = False``,
     e.g. a :class:`~pyomo_mbdyn.mechanics.CoordinateSystem`) get
@@ -130,6 +138,8 @@ def rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation="exp"):
     else:
         reduced_u = matmul(P.T, matmul(B.T, u_full))
     out = {} if w is None else {"reparametrisation": as_array(q1 - system.reparametrise(as_array(w), q0, rotation))}
+    if getattr(system, "has_loops", False) and w is not None:
+        out["loop_closure"] = system.loop_constraints(q1)
     out["kinematics"] = as_array(q1 - q0 - v_mid * h)
     out["momentum_balance"] = as_array(matmul(P.T, inner) + reduced_u * h)
     out["joint_rates"] = as_array(nu - matmul(B, v_mid))

@@ -162,23 +162,23 @@ register(SchemeRecord(
     name="bem", title="energy-momentum scheme with interval multipliers (BEM)",
     reference="thesis §2.3, Eq. (3.21)-(3.23)", block="pyomo_mbdyn.schemes.bem:BEMBlock",
     step=BEM_STEP, joint_rates=True, final_configuration=("nodes", "chart"), final_rest="joint_rates",
-    multipliers="redundant", friction=True, coordinate_systems=True, energy_consistent=True))
+    multipliers="redundant", friction=True, loops=True, coordinate_systems=True, energy_consistent=True))
 register(SchemeRecord(
     name="rem", title="energy-momentum scheme reduced by the discrete null space method (REM)",
     reference="thesis §2.4, Eq. (3.34)", block="pyomo_mbdyn.schemes.rem:REMBlock",
     step=REM_STEP, joint_rates=True, increments=True, final_configuration=("increments", "chart"),
-    final_rest="joint_rates", multipliers="reduced", friction=True, coordinate_systems=True,
+    final_rest="joint_rates", multipliers="reduced", friction=True, loops=True, coordinate_systems=True,
     energy_consistent=True))
 register(SchemeRecord(
     name="dmocc", title="variational midpoint scheme reduced by the discrete null space method (DMOCC)",
     reference="DMOCC paper §3, Eq. (3.12)", block="pyomo_mbdyn.schemes.dmocc:DMOCCBlock",
     step=DMOCC_STEP, velocities_at_nodes=False, increments=True,
-    final_configuration=("increments", "chart"), final_rest="legendre"))
+    final_configuration=("increments", "chart"), final_rest="legendre", loops=True))
 register(SchemeRecord(
     name="dmocc_lm", title="variational midpoint scheme with node multipliers (DMOCC-LM)",
     reference="DMOCC paper §3, Eq. (3.6)", block="pyomo_mbdyn.schemes.dmocc:DMOCCLMBlock",
     step=DMOCC_LM_STEP, velocities_at_nodes=False, final_configuration=("nodes",),
-    final_rest="legendre"))
+    final_rest="legendre", loops=True))
 register(SchemeRecord(
     name="gc", title="midpoint rule in generalised (chart) coordinates (GC)",
     reference="thesis §2.5, Eq. (3.40)-(3.42)", block="pyomo_mbdyn.schemes.gc:GCBlock",

@@ -29,7 +29,7 @@ __all__ = ["OneStep", "TwoStep", "ChartStep", "BEM_STEP", "REM_STEP", "DMOCC_STE
 
 def layout(step, system):
     """``[(name, slice)]`` of the step's unknowns in one vector, and its length."""
-    sizes = {"n": system.n, "m": system.m, "dof": system.n_velocities}
+    sizes = {"n": system.n, "m": getattr(system, "m_active", system.m), "dof": system.n_velocities}
     out, start = [], 0
     for name, size in step.unknowns:
         out.append((name, slice(start, start + sizes[size])))
@@ -123,7 +123,7 @@ class DMOCCStep(TwoStep):
     def guess(self, system, h, q, q_prev_or_v, previous, options, first):
         x = dict(previous) if previous is not None else {}
         if previous is None:
-            nu = np.linalg.lstsq(numeric_kinematics(system, q, ("P",))[0], q_prev_or_v, rcond=None)[0]
+            nu = np.linalg.lstsq(numeric_kinematics(system, q, ("P_tree",))[0], q_prev_or_v, rcond=None)[0]
             x["w"] = h * nu
         x["q"] = np.asarray(system.reparametrise(x["w"], q, options.get("rotation", "exp")), float)
         return x

@@ -64,7 +64,7 @@ def dmocc_lm_residuals(system, h, q_prev, q, q_next, lam, u_prev, u, v0=None):
     """
     q, q_next, lam = as_array(q), as_array(q_next), as_array(lam)
     D1, _ = lagrangian_slopes(system, h, q, q_next)
-    G = system.constraint_jacobian(q)
+    G = system.active_jacobian(q)  # closed loops: the redundant loop rows dropped
     if q_prev is None:
         M = np.diag(system.mass_matrix())
         balance = as_array(M * as_array(v0) + D1 - matmul(G.T, lam) * (0.5 * h)
@@ -73,7 +73,7 @@ def dmocc_lm_residuals(system, h, q_prev, q, q_next, lam, u_prev, u, v0=None):
         _, D2 = lagrangian_slopes(system, h, q_prev, q)
         balance = as_array(D2 + D1 - matmul(G.T, lam) * h - lumped_controls(system, q, u_prev, h)
                            - lumped_controls(system, q, u, h))
-    return {"momentum_matching": balance, "constraint": system.constraints(q_next)}
+    return {"momentum_matching": balance, "constraint": system.active_constraints(q_next)}
 
 
 def dmocc_residuals(system, h, q_prev, q, w, q_next, u_prev, u, v0=None, rotation="exp"):
@@ -88,26 +88,35 @@ def dmocc_residuals(system, h, q_prev, q, w, q_next, u_prev, u, v0=None, rotatio
     (``P(q_n)ᵀ B(q_n)ᵀ = I`` at the admissible node, so controls enter with the
     identity.)  At the first node: ``P(q_0)ᵀ[M v_0 + D1L_d(q_0, q_1)] - (h/2) u_0``.
     With ``w=None`` (configurations given by a chart) there is no
-    ``reparametrisation`` entry.
+    ``reparametrisation`` entry.  With closed loops ``w`` are tree increments, the
+    rows ``loop_closure`` Φ_L(q_{n+1}) = 0 fix the dependent ones, and the controls
+    enter as ``(h/2) P(q_n)ᵀ B(q_n)ᵀ u = (h/2) Nᵀ u`` (:mod:`pyomo_mbdyn.mechanics.loops`).
     """
     q, q_next = as_array(q), as_array(q_next)
     D1, _ = lagrangian_slopes(system, h, q, q_next)
     P = system.null_space(q)
-    u_now = as_array(np.array(full_controls(system, u), dtype=object)) * (0.5 * h)
+    loops = getattr(system, "has_loops", False)
+
+    def reduced(controls):
+        u_full = as_array(np.array(full_controls(system, controls), dtype=object))
+        return as_array(matmul(P.T, matmul(system.control_matrix(q).T, u_full))) if loops else u_full
+
+    u_now = reduced(u) * (0.5 * h)
     if q_prev is None:
         M = np.diag(system.mass_matrix())
         inner = shared_array(M * as_array(v0) + D1)
         balance = as_array(matmul(P.T, inner) - u_now)
     else:
         _, D2 = lagrangian_slopes(system, h, q_prev, q)
-        u_before = as_array(np.array(full_controls(system, u_prev), dtype=object)) * (0.5 * h)
+        u_before = reduced(u_prev) * (0.5 * h)
         balance = as_array(matmul(P.T, shared_array(D2 + D1)) - u_before - u_now)
     if w is None:
         return {"momentum_matching": balance}
-    return {
-        "reparametrisation": as_array(q_next - system.reparametrise(as_array(w), q, rotation)),
-        "momentum_matching": balance,
-    }
+    out = {"reparametrisation": as_array(q_next - system.reparametrise(as_array(w), q, rotation))}
+    if loops:
+        out["loop_closure"] = system.loop_constraints(q_next)
+    out["momentum_matching"] = balance
+    return out
 
 
 def projected_velocity(system, h, q, q_next, u, q_prev=None, u_prev=None):
@@ -194,9 +203,11 @@ def final_velocity(system, h, q_prev, q, u_prev):
     True
     """
     q_prev, q = as_array(q_prev), as_array(q)
-    n, dof = system.n, system.n_velocities
+    n = system.n
     _, D2 = lagrangian_slopes(system, h, q_prev, q)
-    P = as_array(system.null_space(q)).reshape(n, dof)
+    P = as_array(system.null_space(q))
+    dof = P.shape[1] if P.ndim == 2 else system.n_velocities
+    P = P.reshape(n, dof)
     M = np.diag(np.asarray(system.mass_matrix(), float))
     force = system.reduced_forces(q, full_controls(system, u_prev))  # Pᵀ Bᵀ u (= u where B P = I)
     MP = [[P[i, a] * M[i] for a in range(dof)] for i in range(n)]

@@ -4,11 +4,13 @@ The docstring examples across the library use these so that each shows its own
 subject, not the assembly of a system (which :mod:`pyomo_mbdyn.mechanics` shows).
 """
 
+import numpy as np
+
 from .bodies import RigidBody
-from .joints import Revolute
+from .joints import Prismatic, Revolute
 from .system import MultibodySystem
 
-__all__ = ["pendulum"]
+__all__ = ["pendulum", "bar", "four_bar", "slider_crank"]
 
 
 def pendulum(actuated=True, gravity=(0, -9.81, 0)):
@@ -28,4 +30,84 @@ def pendulum(actuated=True, gravity=(0, -9.81, 0)):
     system.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
     if actuated:
         system.actuate("hinge")
+    return system
+
+
+def bar(name, mass, start, end, width=0.05):
+    """A slender bar of square cross-section ``width`` from ``start`` to ``end`` (in the x-y plane):
+    centre of mass halfway, d₁ along the bar, d₃ = e₃, Euler values
+    ``E₁ = m L²/12``, ``E₂ = E₃ = m w²/12``.
+
+    Examples
+    --------
+    >>> link = bar("link", 2.0, (0, 0, 0), (0, 1.2, 0))
+    >>> link.q0[:3].tolist(), link.euler.round(4).tolist()
+    ([0.0, 0.6, 0.0], [0.24, 0.0004, 0.0004])
+    """
+    a, b = np.asarray(start, float), np.asarray(end, float)
+    length = float(np.linalg.norm(b - a))
+    d1 = (b - a) / length
+    d3 = np.array([0.0, 0.0, 1.0])
+    d2 = np.cross(d3, d1)
+    return RigidBody(name, mass, euler=(mass * length ** 2 / 12, mass * width ** 2 / 12, mass * width ** 2 / 12),
+                     position=tuple((a + b) / 2), directors=np.array([d1, d2, d3]))
+
+
+def four_bar(points=((0, 0, 0), (0, 0.4, 0), (1.6, 1.2, 0), (1.5, 0, 0)), masses=(1.0, 4.0, 3.0),
+             gravity=(0, -9.81, 0), actuated=True):
+    """A planar four-bar linkage in 3-D: crank A→B, coupler B→C and rocker D→C as bars
+    (:func:`bar`), revolutes about e₃ at the ground pivots A and D and at B and C.  The spanning
+    tree is ground–crank–coupler–rocker (joints ``A``, ``B``, ``C``); ``D`` closes the loop, and
+    three of its five rows repeat the others (the loop is planar).  The default geometry is a
+    Grashof crank-rocker (crank 0.4 m, coupler 1.79 m, rocker 1.22 m, ground 1.5 m: the crank
+    turns fully); the crank ``A`` carries the control and is the independent coordinate.
+
+    Examples
+    --------
+    >>> system = four_bar()
+    >>> report = system.validate()
+    >>> report["dof"], report["loop_joints"], report["dropped_constraints"], report["independent"]
+    (1, ['D'], ['D[2]', 'D[3]', 'D[4]'], ['A.angle'])
+    """
+    A, B, C, D = (np.asarray(p, float) for p in points)
+    crank, coupler, rocker = bar("crank", masses[0], A, B), bar("coupler", masses[1], B, C), \
+        bar("rocker", masses[2], D, C)
+    system = MultibodySystem("four-bar", gravity=gravity)
+    system.add_bodies(crank, coupler, rocker)
+    z = (0, 0, 1)
+    system.add_joints(Revolute("A", None, crank, location=A, axis=z), Revolute("B", crank, coupler, location=B, axis=z),
+                      Revolute("C", coupler, rocker, location=C, axis=z), Revolute("D", None, rocker, location=D, axis=z))
+    if actuated:
+        system.actuate("A")
+    return system
+
+
+def slider_crank(crank=0.3, rod=1.0, angle=np.pi / 2, masses=(1.0, 2.0, 3.0), gravity=(0, -9.81, 0),
+                 actuated=True):
+    """A slider-crank: the crank (length ``crank``, at ``angle`` from x) turns about e₃ at the
+    origin (revolute ``A``), the connecting rod (length ``rod``) hangs on it at ``B``, and the
+    piston slides along x (prismatic ``P`` to the ground); the revolute ``C`` between rod and
+    piston closes the loop (three of its five rows repeat the others).  The crank carries the
+    control and is the independent coordinate (the piston would be singular at the dead centres).
+
+    Examples
+    --------
+    >>> system = slider_crank()
+    >>> report = system.validate()
+    >>> report["dof"], report["dropped_constraints"], report["independent"]
+    (1, ['C[2]', 'C[3]', 'C[4]'], ['A.angle'])
+    """
+    B = np.array([crank * np.cos(angle), crank * np.sin(angle), 0.0])
+    C = np.array([B[0] + np.sqrt(rod ** 2 - B[1] ** 2), 0.0, 0.0])
+    crank_body, rod_body = bar("crank", masses[0], (0, 0, 0), B), bar("rod", masses[1], B, C)
+    piston = RigidBody("piston", masses[2], euler=(0.01, 0.01, 0.01), position=tuple(C))
+    system = MultibodySystem("slider-crank", gravity=gravity)
+    system.add_bodies(crank_body, rod_body, piston)
+    z = (0, 0, 1)
+    system.add_joints(Revolute("A", None, crank_body, location=(0, 0, 0), axis=z),
+                      Revolute("B", crank_body, rod_body, location=B, axis=z),
+                      Prismatic("P", None, piston, axis=(1, 0, 0)),
+                      Revolute("C", rod_body, piston, location=C, axis=z))
+    if actuated:
+        system.actuate("A")
     return system

@@ -19,10 +19,12 @@ in insertion order.  It assembles, for a configuration ``q``:
   absolute: base ``q_00``), exact on the constraint manifold, ``∂F/∂w|₀ = P``; ``u`` is always the control.
 
 A joint whose child is already carried by another joint (or whose child is an
-ancestor of its parent) closes a loop: it adds constraints but no coordinates.
-For systems with loops ``P`` is computed numerically (floats only) as
-``P_tree N`` with ``N`` a null-space basis of ``G_loop P_tree``; ``B`` and ``F``
-are defined for trees only.
+ancestor of its parent) closes a loop: it adds constraints but no coordinates
+(:mod:`.loops`).  Then ``ν`` stays the tree coordinates, ``B`` and ``F`` are
+those of the spanning tree, the redundant loop rows are dropped from the
+*active* rows (``active_constraints``, ``active_jacobian``) and
+``P = P_tree N`` (n × dof, columns ordered as ``independent``) comes from
+coordinate partitioning, in every backend.
 
 Sign convention of controls: generalised forces ``u`` enter the equations of
 motion as ``M v̇ + ∇V + Gᵀγ + Bᵀ(K ν + u) = 0`` (thesis §0), so ``u`` is minus
@@ -35,6 +37,7 @@ from ..errors import AssemblyError, ConfigurationError, InputTypeError
 from .bodies import Body
 from .joints import GROUND, Joint
 from .linalg import as_array, dependent_rows, matmul, shared_array
+from .loops import loop_basis, loop_reduction
 
 __all__ = ["MultibodySystem"]
 
@@ -89,6 +92,7 @@ class MultibodySystem:
         self.joints = {}
         self._actuated = []  # names of generalised coordinates carrying controls
         self._friction = {}  # name of generalised coordinate → k
+        self._independent = None  # requested independent coordinates of the loops
         self._layout = None
 
     def __repr__(self):
@@ -236,6 +240,97 @@ class MultibodySystem:
                     tree_joints=tree_joints, loop_joints=loop_joints,
                     velocities=velocities, index=index)
 
+    # -- closed loops ----------------------------------------------------------
+    @property
+    def has_loops(self):
+        """True if some joint closes a kinematic loop."""
+        return bool(self.layout["loop_joints"])
+
+    @property
+    def loop_reduction(self):
+        """The :class:`~pyomo_mbdyn.mechanics.loops.LoopReduction` at q0 (None for a tree):
+        active rows, dropped rows, independent and dependent coordinates."""
+        if not self.has_loops:
+            return None
+        layout = self.layout
+        if "loop_reduction" not in layout:
+            layout["loop_reduction"] = loop_reduction(self, self._independent)
+        return layout["loop_reduction"]
+
+    def choose_independent(self, *names):
+        """Name the tree coordinates that parametrise the loops (``dof`` of them); the default
+        is the actuated coordinates, completed by the best-conditioned choice at q0.
+
+        Raises :class:`~pyomo_mbdyn.errors.LoopReductionError` if the others
+        cannot be solved for at q0."""
+        if not self.has_loops:
+            raise ConfigurationError(f"{self}: a tree has no dependent coordinates; every coordinate of "
+                                     f"{self.velocities} is independent")
+        previous = self._independent
+        self._independent = list(names)
+        self.layout.pop("loop_reduction", None)
+        try:
+            self.loop_reduction  # noqa: B018 - checks the choice now
+        except Exception:
+            self._independent = previous
+            self.layout.pop("loop_reduction", None)
+            raise
+
+    @property
+    def independent(self):
+        """Names of the independent coordinates (the columns of ``null_space``): ``velocities``
+        for a tree, the partition's independent tree coordinates for loops."""
+        return list(self.velocities) if not self.has_loops else list(self.loop_reduction.independent)
+
+    @property
+    def dependent(self):
+        """Tree coordinates fixed by loop closure (empty for a tree)."""
+        return [] if not self.has_loops else list(self.loop_reduction.dependent)
+
+    @property
+    def active_rows(self):
+        """Indices of the constraint rows kept by the schemes: all of them for a tree; for loops,
+        without the redundant loop rows (``dropped_constraints``)."""
+        return list(range(self.m)) if not self.has_loops else list(self.loop_reduction.active)
+
+    @property
+    def m_active(self):
+        """Number of active constraint rows."""
+        return len(self.active_rows)
+
+    @property
+    def dropped_constraints(self):
+        """Labels of the loop rows left out as redundant (empty for a tree)."""
+        return [] if not self.has_loops else list(self.loop_reduction.dropped)
+
+    def active_constraints(self, q):
+        """Φ(q) on the active rows."""
+        phi = self.constraints(q)
+        return phi if not self.has_loops else as_array(np.asarray(phi, dtype=object)[self.active_rows])
+
+    def active_jacobian(self, q):
+        """G(q) on the active rows (m_active × n)."""
+        G = self.constraint_jacobian(q)
+        return G if not self.has_loops else as_array(np.asarray(G, dtype=object)[self.active_rows])
+
+    def loop_constraints(self, q):
+        """The kept rows of the loop-closing joints, Φ_L(q) (empty for a tree)."""
+        if not self.has_loops:
+            return np.zeros(0)
+        phi = np.asarray(self.constraints(q), dtype=object)
+        return as_array(phi[self.loop_reduction.loop_rows])
+
+    def active_labels(self):
+        """Labels of the active rows."""
+        labels = self.constraint_labels()
+        return [labels[i] for i in self.active_rows]
+
+    @property
+    def inputs_dual_to_null_space(self):
+        """``P(q_mid)ᵀ B(q♯)ᵀ = I``: true for a tree; with loops B is the tree's and the reduced
+        inputs are ``Pᵀ Bᵀ u = Nᵀ u``."""
+        return not self.has_loops
+
     @property
     def n(self):
         """Number of redundant coordinates."""
@@ -254,10 +349,11 @@ class MultibodySystem:
 
     @property
     def dof(self):
-        """Degrees of freedom n - rank(G) at the reference configuration."""
+        """Degrees of freedom n - rank(G) at the reference configuration (the tree coordinates
+        less the independent loop rows)."""
         if not self.layout["loop_joints"]:
             return self.n_velocities
-        return self.n - int(np.linalg.matrix_rank(self.constraint_jacobian(self.q0).astype(float)))
+        return self.n_velocities - len(self.loop_reduction.loop_rows)
 
     @property
     def velocities(self):
@@ -406,7 +502,9 @@ class MultibodySystem:
             T[b] = shared_array(as_array(Tb))
         return T
 
-    def _tree_null_space(self, q):
+    def tree_null_space(self, q):
+        """P_t(q) (n × n_ν): the null space of the tree's constraints, columns ordered as
+        ``velocities`` (= ``null_space`` for a tree)."""
         T = self.twist_matrices(q)
         blocks = []
         for name, body in self.bodies.items():
@@ -414,19 +512,12 @@ class MultibodySystem:
         return _vstack(blocks, self.n_velocities)
 
     def null_space(self, q):
-        """P(q) (n × dof) with G(q) P(q) = 0, columns ordered as ``velocities``."""
-        P = shared_array(self._tree_null_space(q))
+        """P(q) (n × dof) with G(q) P(q) = 0, columns ordered as ``independent`` (= ``velocities``
+        for a tree); for loops ``P = P_t N`` by coordinate partitioning (:mod:`.loops`)."""
+        P = shared_array(self.tree_null_space(q))
         if not self.layout["loop_joints"]:
             return P
-        if P.dtype == object:
-            raise ConfigurationError(
-                f"{self}: closed loops ({self.layout['loop_joints']}) have a numerical null "
-                "space only; use a multiplier scheme (bem, dmocc_lm) for symbolic models"
-            )
-        from scipy.linalg import null_space
-
-        G = self.constraint_jacobian(q).astype(float)
-        return P @ null_space(G @ P)
+        return shared_array(matmul(P, loop_basis(self, q, P, self.loop_reduction)))
 
     def sharp(self, q_mid):
         """Contravariant evaluation q♯ of a midpoint configuration, body by body."""
@@ -460,10 +551,9 @@ class MultibodySystem:
 
         With ``contravariant=True`` (thesis "kontra") ``B P(q_mid) = I`` for every
         midpoint of two admissible configurations; ``False`` gives the plain
-        midpoint ("kov") version, kept for comparison.
+        midpoint ("kov") version, kept for comparison.  For loops this is the spanning tree's
+        B (``B P_t = I``); its ``independent`` rows are a left inverse of ``P``.
         """
-        if self.layout["loop_joints"]:
-            raise ConfigurationError(f"{self}: the control matrix is defined for trees only")
         q_eval = self.sharp(q_mid) if contravariant else as_array(q_mid)
         C = self.wrench_matrix(q_mid)
         blocks = []
@@ -484,10 +574,11 @@ class MultibodySystem:
 
     # -- reparametrisation --------------------------------------------------
     def reparametrise(self, w, q_base, rotation="exp"):
-        """q = F(w, q_base): apply increments ``w`` (ordered as ``velocities``)."""
+        """q = F(w, q_base): apply increments ``w`` (ordered as ``velocities``).
+
+        For loops this is the spanning tree's F (the loops close only for the right
+        dependent increments: :func:`~pyomo_mbdyn.mechanics.loops.close_loops`)."""
         L = self.layout
-        if L["loop_joints"]:
-            raise ConfigurationError(f"{self}: the nodal reparametrisation is defined for trees only")
         w = as_array(w)
         if len(w) != self.n_velocities:
             raise ConfigurationError(f"{self}: expected {self.n_velocities} increments, got {len(w)}")
@@ -511,7 +602,10 @@ class MultibodySystem:
 
     # -- checks ---------------------------------------------------------------
     def redundant_constraints(self, q=None, tol=1e-9):
-        """Labels of constraints whose gradients depend on earlier ones at q."""
+        """Labels of constraints whose gradients depend on earlier ones at q (for loops at q0:
+        the dropped loop rows, ``dropped_constraints``)."""
+        if q is None and self.has_loops:
+            return self.dropped_constraints
         q = self.q0 if q is None else q
         labels = self.constraint_labels()
         return [labels[i] for i in dependent_rows(self.constraint_jacobian(q), tol)]
@@ -520,7 +614,8 @@ class MultibodySystem:
         """Check the assembly at the reference configuration; return a report.
 
         Raises :class:`AssemblyError` naming the constraint if ``Φ(q0) ≠ 0``.
-        The report lists redundant constraints and loop-closing joints.
+        The report lists redundant constraints and loop-closing joints and, for loops,
+        the rows dropped and the independent coordinates.
         """
         q0 = self.q0
         phi = np.asarray(self.constraints(q0), dtype=float)
@@ -535,4 +630,6 @@ class MultibodySystem:
             "dof": self.dof,
             "redundant_constraints": self.redundant_constraints(q0),
             "loop_joints": list(self.layout["loop_joints"]),
+            "dropped_constraints": self.dropped_constraints,
+            "independent": self.independent,
         }

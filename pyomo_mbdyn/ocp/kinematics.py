@@ -66,16 +66,21 @@ def joint_dofs(system, name, what):
                              f"{list(system.velocities)}")
 
 
-def dof_values(system, values, what):
-    """``values`` (a sequence in the order of ``system.velocities``, or a dict by coordinate or
-    one-coordinate joint name) as a float array over ``system.velocities``."""
-    names = list(system.velocities)
+def dof_values(system, values, what, names=None):
+    """``values`` (a sequence in the order of ``names`` — default ``system.velocities`` —, or a
+    dict by coordinate or one-coordinate joint name) as a float array over ``names``."""
+    names = list(system.velocities) if names is None else list(names)
     if isinstance(values, dict):
         out, seen = {}, {}
         for key, value in values.items():
             dofs = joint_dofs(system, key, what)
             if len(dofs) != 1:
                 raise ConfigurationError(f"{what}: joint {key!r} has the coordinates {dofs}; give each by name")
+            if dofs[0] not in names:
+                raise ConfigurationError(
+                    f"{what}: {dofs[0]!r} is fixed by the closure of the loops {system.layout['loop_joints']} "
+                    f"(a dependent coordinate); give the independent coordinates {names} "
+                    "(system.choose_independent selects others)")
             if dofs[0] in seen:
                 raise ConfigurationError(f"{what}: {dofs[0]!r} given twice (as {seen[dofs[0]]!r} and {key!r})")
             seen[dofs[0]] = key

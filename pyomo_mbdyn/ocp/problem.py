@@ -32,7 +32,7 @@ Sign convention: ``u`` is minus the applied generalised force (see
 import numpy as np
 import pyomo.environ as pyo
 
-from ..errors import ConfigurationError, InputTypeError
+from ..errors import ConfigurationError, InputTypeError, NotRepresentableError
 from ..mechanics.linalg import as_array, matmul
 from ..discretization import lagrangian_slopes
 
@@ -270,6 +270,8 @@ class OptimalControlProblem:
         dyn, system = self.dyn, self.dyn.system
         form = dyn.final_configuration_form
         N = dyn.config.steps
+        if getattr(system, "has_loops", False):
+            return self._fix_final_loop_configuration(joint_angles)
         theta = dof_values(system, joint_angles, "fix_final_configuration")
         previous = getattr(dyn, "_final_configuration_target", None)
         if previous is not None:
@@ -317,6 +319,54 @@ class OptimalControlProblem:
                 turning, rule=lambda b, name: (float(target[name] - np.pi), coordinate[N, name],
                                                float(target[name] + np.pi)))
             assert all(kinds[name][1] in ("revolute", "cylindrical") for name in turning)
+
+    def _fix_final_loop_configuration(self, joint_angles):
+        """``fix_final_configuration`` on a system with closed loops: the target names the
+        independent coordinates (``system.independent``; the dependent ones follow from loop
+        closure on the assembly branch of the initial configuration).  Increments form (rem,
+        dmocc): ``Σ_k w_k = θ - θ_0`` on the independent increments (the dependent increments are
+        fixed by the rows ``loop_closure``); nodes form (bem, dmocc_lm): ``q_N`` fixed to the closed
+        configuration reached by continuation
+        (:func:`~pyomo_mbdyn.mechanics.loops.move_independent`) and its active rows Φ(q_N)
+        deactivated.  Rotations beyond π from the start are refused (the branch and turn of a
+        loop are followed by continuation only up to there)."""
+        from ..mechanics.loops import move_independent
+        from .kinematics import dof_values, reference_coordinates
+
+        dyn, system = self.dyn, self.dyn.system
+        N = dyn.config.steps
+        names = system.independent
+        theta = dof_values(system, joint_angles, "fix_final_configuration", names)
+        if getattr(dyn, "_final_configuration_target", None) is not None:
+            raise ConfigurationError(
+                f"fix_final_configuration: the final configuration of the {dyn.scheme} block {dyn.name!r} is "
+                f"already fixed (θ = {dyn._final_configuration_target}); build a new problem for another target")
+        theta0 = dict(zip(system.velocities, reference_coordinates(dyn)))
+        delta = np.array([theta[a] - theta0[name] for a, name in enumerate(names)])
+        far = [name for a, name in enumerate(names) if _is_rotation(name) and abs(delta[a]) > np.pi]
+        if far:
+            raise NotRepresentableError(
+                f"fix_final_configuration on the {dyn.scheme} block {dyn.name!r}: {far} more than π from the "
+                f"start on a system with closed loops {system.layout['loop_joints']}; turns of a loop are not "
+                "supported — state a target within π of the initial configuration")
+        dyn._final_configuration_target = theta.tolist()
+        if dyn.final_configuration_form == "increments":
+            for a, name in enumerate(names):
+                self.block.final_configuration.add(sum(dyn.w[i, name] for i in dyn.intervals) == float(delta[a]))
+            return
+        if dyn.final_configuration_form != "nodes":
+            raise NotRepresentableError(f"fix_final_configuration: the {dyn.final_configuration_form} form of "
+                                        f"the {dyn.scheme} block cannot close loops")
+        q_f = move_independent(system, delta, dyn.q_initial)
+        for idx, (name, c) in enumerate(dyn._coordinate_index()):
+            dyn.body[name].q[N, c].fix(q_f[idx])
+        for name in system.bodies:
+            if dyn.body[name].component("internal_constraint") is not None:
+                for r in dyn.body[name].internal:
+                    dyn.body[name].internal_constraint[N, r].deactivate()
+        for name in system.joints:
+            for r in dyn.joint[name].rows:
+                dyn.joint[name].joint_constraint[N, r].deactivate()
 
     def _bound_turn_increments(self, names):
         """|w_k| ≤ TURN_INCREMENT_LIMIT for the rotation coordinates ``names``: bounds of the
@@ -508,6 +558,16 @@ class OptimalControlProblem:
                 dyn.vt[N, name].fix(0.0)
             return
         if form == "joint_rates":
+            if reduced and getattr(dyn.system, "has_loops", False):
+                # closed loops: the independent joint rates E_iᵀ B_t(q_N) v_N = 0 (dof rows, the
+                # same in bem and rem; the dependent rates follow on the manifold)
+                q_N, v_N = dyn.q_array(N), dyn.v_array(N)
+                nu = matmul(dyn.system.control_matrix(q_N), as_array(v_N))
+                index = {name: j for j, name in enumerate(dyn.velocities)}
+                for name in dyn.system.independent:
+                    if name in keep:
+                        self.block.final_rest.add(nu[index[name]] == 0)
+                return
             if reduced and not getattr(dyn.system, "inputs_dual_to_null_space", True):
                 # B is the input matrix, not a left inverse of P (the crane: B = [-I₂ 0], whose
                 # row of the unactuated swing vanishes): ν_N = P⁺ v_N = 0 with the M-orthogonal
@@ -534,6 +594,12 @@ class OptimalControlProblem:
         _, D2 = lagrangian_slopes(system, h, q_prev, q_N)
         reduced = matmul(system.null_space(q_N).T, as_array(D2))
         u_full = {a: dyn.u[N - 1, a] for a in dyn.actuated}
+        if getattr(system, "has_loops", False):  # Pᵀ Bᵀ u = Nᵀ u over the independent coordinates
+            forces = system.reduced_forces(q_N, [u_full.get(name, 0.0) for name in dyn.velocities])
+            for j, name in enumerate(system.independent):
+                if name in keep:
+                    self.block.final_rest.add(reduced[j] - 0.5 * h * forces[j] == 0)
+            return
         for j, name in enumerate(dyn.velocities):
             if name in keep:
                 self.block.final_rest.add(reduced[j] - 0.5 * h * u_full.get(name, 0.0) == 0)

@@ -42,8 +42,8 @@ from pyomo.common.config import ConfigDict, ConfigValue, In, document_kwargs_fro
 from pyomo.core.base.block import BlockData, declare_custom_block
 
 from ..discretization.common import interval_joint_rates, step_scalar
-from ..discretization.registry import record
-from ..errors import ConfigurationError, InputTypeError
+from ..discretization.registry import SCHEMES, record
+from ..errors import ConfigurationError, InputTypeError, LoopReductionError
 from ..mechanics import CoordinateSystem, MultibodySystem
 from ..mechanics.linalg import sharing
 from ..mechanics.system import coordinate_names
@@ -438,7 +438,18 @@ class MultibodyBlockData(SchemeBlockData):
         if system.layout["loop_joints"] and not rec.loops:
             raise ConfigurationError(
                 f"{self.scheme} block: {system} has closed loops {system.layout['loop_joints']}; "
-                f"the {rec.name} scheme needs a tree")
+                f"the {rec.name} scheme needs a tree (schemes for loops: "
+                f"{[name for name, r in SCHEMES.items() if r.loops]})")
+        if system.layout["loop_joints"] and self.configurations != "lifted":
+            raise LoopReductionError(
+                f"{self.scheme} block: configurations={self.configurations!r} cannot close the loops "
+                f"{system.layout['loop_joints']} of {system} (a chart or nested reparametrisation of the "
+                "spanning tree does not fulfil the loop constraints); use configurations='lifted'")
+        if system.layout["loop_joints"]:
+            system.loop_reduction  # noqa: B018 - a singular partition is reported before the build
+            if system.dropped_constraints:
+                logger.info("%s block: redundant loop rows %s of %s left out (the KKT matrix stays regular)",
+                            self.scheme, system.dropped_constraints, system)
         if not rec.friction and np.any(system.friction):
             raise ConfigurationError(f"{self.scheme} block: the {rec.name} scheme takes no Rayleigh friction "
                                      f"(coordinates {[v for v, k in zip(system.velocities, system.friction) if k]})")
@@ -464,6 +475,8 @@ class MultibodyBlockData(SchemeBlockData):
         # 4. controls and joint rates
         self.actuated = pyo.Set(initialize=system.actuated, ordered=True)
         self.velocities = pyo.Set(initialize=system.velocities, ordered=True)
+        if getattr(system, "has_loops", False):  # the columns of P: the reduced rows run over these
+            self.independent = pyo.Set(initialize=system.independent, ordered=True)
         self.u = pyo.Var(self.intervals, self.actuated, initialize=0.0)
         if self.record.joint_rates:
             self.nu = pyo.Var(self.intervals, self.velocities, initialize=0.0)
@@ -500,13 +513,31 @@ class MultibodyBlockData(SchemeBlockData):
         return out
 
     def _constraint_index(self):
-        """Global constraint row → (owner sub-block, local row name)."""
+        """Active constraint row → (owner sub-block, local row name) (all rows for a tree; with
+        loops the redundant loop rows are not active)."""
         out = []
         for name, body in self.system.bodies.items():
             out += [(self.body[name], INTERNAL_NAMES[r]) for r in range(body.n_internal)]
         for name, joint in self.system.joints.items():
-            out += [(self.joint[name], r) for r in range(joint.n_constraints)]
+            out += [(self.joint[name], r) for r in self._joint_rows(name)]
         return out
+
+    def _joint_rows(self, name):
+        """The active rows of joint ``name`` (local numbers)."""
+        rows = range(self.system.joints[name].n_constraints)
+        dropped = set(getattr(self.system, "dropped_constraints", ()))
+        return [r for r in rows if f"{name}[{r}]" not in dropped]
+
+    @property
+    def reduced_coordinates(self):
+        """The index set of the reduced rows (REM momentum balance, DMOCC momentum matching):
+        ``velocities`` for a tree, ``independent`` for loops."""
+        return self.independent if self.component("independent") is not None else self.velocities
+
+    @property
+    def dropped_constraints(self):
+        """Labels of the redundant loop rows left out of this block (empty for a tree)."""
+        return list(getattr(self.system, "dropped_constraints", ()))
 
     # -- helpers shared by the schemes ---------------------------------------------
     def _replace_node_variables(self, var, nodes):
@@ -529,8 +560,11 @@ class MultibodyBlockData(SchemeBlockData):
             blk.lam = pyo.Var(self.intervals, blk.internal, initialize=0.0)
         for name, joint in self.system.joints.items():
             blk = self.joint[name]
-            blk.rows = pyo.Set(initialize=range(joint.n_constraints), ordered=True)
+            blk.rows = pyo.Set(initialize=self._joint_rows(name), ordered=True)
             blk.lam = pyo.Var(self.intervals, blk.rows, initialize=0.0)
+            dropped = [r for r in range(joint.n_constraints) if r not in blk.rows]
+            if dropped:  # redundant rows of a loop-closing joint: no row, no multiplier
+                blk.dropped_rows = pyo.Set(initialize=dropped, ordered=True)
 
     def _lam_array(self, i):
         return [owner.lam[i, r] for owner, r in self._constraint_index()]
@@ -632,13 +666,33 @@ class MultibodyBlockData(SchemeBlockData):
             blk.add_component(group, con)
             _record_rows(residuals, group, con, lambda k, c, name=name: (k, where[name, c]))
 
-    def _add_velocity_equations(self, group, residuals):
-        """``<group>[k, j]`` over the generalised velocities (length dof)."""
-        index = {j: n for n, j in enumerate(self.velocities)}
-        con = pyo.Constraint(self.intervals, self.velocities,
+    def _add_velocity_equations(self, group, residuals, index_set=None):
+        """``<group>[k, j]`` over the generalised velocities (length dof), or ``index_set``
+        (``reduced_coordinates`` for the reduced rows)."""
+        index_set = self.velocities if index_set is None else index_set
+        index = {j: n for n, j in enumerate(index_set)}
+        con = pyo.Constraint(self.intervals, index_set,
                              rule=lambda b, k, j: residuals[k][group][index[j]] == 0)
         self.add_component(group, con)
         _record_rows(residuals, group, con, lambda k, j: (k, index[j]))
+
+    def _add_loop_closure_equations(self, residuals):
+        """``joint[j].loop_closure[k, r]``: the kept rows of the loop-closing joints at q_{k+1}
+        (``residuals[k]["loop_closure"]``, reduced schemes on loops; none for a tree)."""
+        if not getattr(self.system, "has_loops", False):
+            return
+        labels = self.system.constraint_labels()
+        rows = [labels[i] for i in self.system.loop_reduction.loop_rows]
+        for jname in self.system.layout["loop_joints"]:
+            mine = {int(label[len(jname) + 1:-1]): p for p, label in enumerate(rows)
+                    if label.rsplit("[", 1)[0] == jname}
+            if not mine:
+                continue
+            blk = self.joint[jname]
+            con = pyo.Constraint(self.intervals, sorted(mine),
+                                 rule=lambda b, k, r, mine=mine: residuals[k]["loop_closure"][mine[r]] == 0)
+            blk.add_component("loop_closure", con)
+            _record_rows(residuals, "loop_closure", con, lambda k, r, mine=mine: (k, mine[r]))
 
     def _add_constraint_equations(self, residuals, group="constraint",
                                   names=("internal_constraint", "joint_constraint")):
@@ -820,7 +874,7 @@ class MultibodyBlockData(SchemeBlockData):
         (``"reduced"``, ``"chart"``: rem, gc, ``momentum_balance[i, j]``)."""
         if self.record.multipliers == "redundant":
             return [self.body[b].momentum_balance[i, c] for b, c in self._coordinate_index()]
-        return [self.momentum_balance[i, j] for j in self.velocities]
+        return [self.momentum_balance[i, j] for j in self.reduced_coordinates]
 
     def momentum_multiplier_values(self, dual):
         """λ^p = -dual of the momentum rows per interval, (N, n) or (N, dof): the multipliers of

@@ -197,4 +197,5 @@ class DMOCCBlockData(AbsoluteConfigurations, _VariationalBlockData):
                                                                 v0=v0, rotation=rotation))
         if form == "lifted":
             self._add_coordinate_equations("reparametrisation", residuals)
-        self._add_velocity_equations("momentum_matching", residuals)
+            self._add_loop_closure_equations(residuals)
+        self._add_velocity_equations("momentum_matching", residuals, self.reduced_coordinates)

@@ -13,6 +13,7 @@ the Expressions ``θ_{k+1} - θ_k``, and the NLP has the thesis's size in
 joint angles (the three-link arm: 45 unknowns per step against 81):
 
     q_{k+1} - F(w_k, q_k) = 0 (lifted)                         body[b].reparametrisation
+    Φ_L(q_{k+1}) = 0 (closed loops, lifted)                   joint[j].loop_closure
     q_{k+1} - q_k - h v_{k+½} = 0                             body[b].kinematics
     P(q_{k+½})ᵀ{M(v_{k+1} - v_k) + h Bᵀ K ν + h ∇V} + h u = 0 momentum_balance
     ν - B(q♯) v_{k+½} = 0                                     joint_rates
@@ -82,6 +83,7 @@ class REMBlockData(AbsoluteConfigurations, MultibodyBlockData):
             lambda h, q0, v0, w, q1, v1, nu, u: rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation))
         if not absolute:
             self._add_coordinate_equations("reparametrisation", residuals)
+            self._add_loop_closure_equations(residuals)
         self._add_coordinate_equations("kinematics", residuals)
-        self._add_velocity_equations("momentum_balance", residuals)
+        self._add_velocity_equations("momentum_balance", residuals, self.reduced_coordinates)
         self._add_velocity_equations("joint_rates", residuals)
