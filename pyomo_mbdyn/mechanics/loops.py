@@ -36,7 +36,7 @@ parallelogram) the reduction does not exist: :class:`LoopReductionError`.
 
 import numpy as np
 
-from ..errors import AssemblyError, LoopReductionError
+from ..errors import AssemblyError, ConfigurationError, LoopReductionError
 from .linalg import as_array, dependent_rows, matmul, shared, shared_array
 
 __all__ = ["LoopReduction", "move_independent", "loop_reduction", "loop_basis", "solve_unpivoted",
@@ -113,7 +113,7 @@ def loop_reduction(system, independent=None):
         wanted = [independent] if isinstance(independent, str) else list(independent)
         unknown = [w for w in wanted if w not in names]
         if unknown:
-            raise AssemblyError(f"{system}: independent coordinates {unknown} are not tree coordinates; "
+            raise ConfigurationError(f"{system}: independent coordinates {unknown} are not tree coordinates; "
                                 f"they are {names}")
         if len(wanted) != n_t - n_dep:
             raise LoopReductionError(

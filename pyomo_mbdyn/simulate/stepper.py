@@ -85,6 +85,10 @@ class Stepper:
                                      f"takes {scheme_names(system='multibody')}")
         if not (h > 0 and np.isfinite(h)):
             raise ConfigurationError(f"time step h must be positive, got {h!r}")
+        if getattr(system, "has_loops", False) and not rec.loops:
+            raise ConfigurationError(
+                f"{rec.name}: {system} has closed loops {system.layout['loop_joints']}; the {rec.name} "
+                f"scheme needs a tree (the stepper takes loops in {scheme_names(loops=True)})")
         if not contravariant and rec.name != "bem":
             raise ConfigurationError("the plain-midpoint B is available for the BEM only")
         if not rec.friction and np.any(system.friction):

@@ -35,6 +35,7 @@ class UKResult:
     ideal: np.ndarray        # Qᶜ_i
     non_ideal: np.ndarray    # Qᶜ_ni
     rank: int                # numerical rank of A M⁻¹ Aᵀ
+    multipliers: np.ndarray = None  # λ = (A M⁻¹ Aᵀ)⁺ (b - A a), Qᶜ_i = Aᵀ λ (unique for full-rank A)
 
     @property
     def constraint_force(self):
@@ -83,7 +84,7 @@ def uk_accelerations(M, Q, A, b, C=None, rcond=1e-12):
         C = np.asarray(C, float)
         non_ideal = C - A.T @ (S_pinv @ (A @ cho_solve(factor, C)))
     qdd = a + cho_solve(factor, ideal + non_ideal)
-    return UKResult(qdd, ideal, non_ideal, rank)
+    return UKResult(qdd, ideal, non_ideal, rank, S_pinv @ (b - A @ a))
 
 
 def holonomic_rows(phi, q, qd, t, baumgarte=(0.0, 0.0)):
@@ -152,13 +153,36 @@ class UdwadiaKalabaSystem:
         self.nonideal, self.baumgarte, self.rcond = nonideal, baumgarte, rcond
 
     @classmethod
-    def from_multibody(cls, system, controls=None, baumgarte=(0.0, 0.0)):
+    def from_multibody(cls, system, controls=None, baumgarte=(0.0, 0.0), rows="all"):
         """UK dynamics of a :class:`~pyomo_mbdyn.mechanics.MultibodySystem`.
 
         ``M`` constant, ``Q = -∇V - Bᵀu`` (library sign: u is minus the
         applied generalised force), holonomic Φ(q) quadratic, so that
         ``A = G(q)`` and ``b = -(G(q̇) - G(0)) q̇`` exactly (G is affine in q).
+        ``rows="active"`` keeps only the active rows (closed loops: the redundant
+        loop rows left out, :attr:`~pyomo_mbdyn.mechanics.MultibodySystem.active_rows`), so that
+        ``A`` has full rank and :attr:`UKResult.multipliers` are the unique forces of
+        constraint per row — those of the multiplier schemes with the opposite sign
+        (``M v̇ + ∇V + Gᵀγ + Bᵀu = 0``: γ = -λ).  The accelerations and the ideal force
+        are the same with either choice (UK's pseudo-inverse).
+
+        Examples
+        --------
+        The four-bar at rest in its reference configuration, released: the force in the
+        closing joint D (rows ``D[0]``, ``D[1]``: x and y) that the loop transmits.
+
+        >>> from pyomo_mbdyn.mechanics import examples
+        >>> four_bar = examples.four_bar()
+        >>> uk = UdwadiaKalabaSystem.from_multibody(four_bar, rows="active")
+        >>> result = uk.accelerations(four_bar.q0, np.zeros(four_bar.n))
+        >>> labels = four_bar.active_labels()
+        >>> forces = dict(zip(labels, result.multipliers))
+        >>> bool(abs(forces["D[1]"]) > 0), len(labels) == four_bar.m - 3
+        (True, True)
         """
+        if rows not in ("all", "active"):
+            raise ValueError(f"from_multibody: rows must be 'all' or 'active', got {rows!r}")
+        keep = system.active_rows if rows == "active" else list(range(system.m))
         M = system.mass_matrix()
         grad = system.potential_gradient()
         G0 = np.asarray(system.constraint_jacobian(np.zeros(system.n)), float)
@@ -173,9 +197,9 @@ class UdwadiaKalabaSystem:
             return Q
 
         def rows(q, qd, t):
-            G = np.asarray(system.constraint_jacobian(q), float)
-            Gdot = np.asarray(system.constraint_jacobian(qd), float) - G0
-            phi = np.asarray(system.constraints(q), float)
+            G = np.asarray(system.constraint_jacobian(q), float)[keep]
+            Gdot = (np.asarray(system.constraint_jacobian(qd), float) - G0)[keep]
+            phi = np.asarray(system.constraints(q), float)[keep]
             alpha, beta = baumgarte
             return G, -Gdot @ qd - 2 * alpha * (G @ qd) - beta**2 * phi
 
