@@ -31,6 +31,7 @@ import pytest
 import pyomo_mbdyn  # noqa: F401  (registers the solver plugins)
 from pyomo_mbdyn import plotting, results
 from pyomo_mbdyn.errors import (
+    LoopReductionError,
     NotRepresentableError,
     AssemblyError,
     ConfigurationError,
@@ -43,7 +44,7 @@ from pyomo_mbdyn.errors import (
     SolverUnavailableError,
     UnsupportedModelError,
 )
-from pyomo_mbdyn.mechanics import MultibodySystem, PointMass, Revolute, RigidBody, Spherical
+from pyomo_mbdyn.mechanics import MultibodySystem, PointMass, Revolute, RigidBody, Spherical, examples
 from pyomo_mbdyn.models import pendulum as pendulum_model
 from pyomo_mbdyn.ocp import OptimalControlProblem
 from pyomo_mbdyn.schemes import scheme_block
@@ -463,6 +464,27 @@ CASES = [
      ConfigurationError, r"point: no body named 'forearm'"),
     ("final-configuration-nan", lambda tmp: problem().fix_final_configuration([nan]),
      ConfigurationError, r"fix_final_configuration: expected 1 finite .*got \[nan\]"),
+    # -- closed loops --------------------------------------------------------------------------------
+    ("loop-singular-reference", lambda tmp: examples.four_bar(((0, 0, 0), (1, 0, 0), (3, 0, 0), (2, 0, 0))).validate(),
+     AssemblyError, r"MultibodySystem\('four-bar'\): q0 is a singular configuration of the loops \['D'\]: the loop "
+                    r"constraints have rank 1 there and 2 nearby"),
+    ("loop-independent-count", lambda tmp: examples.four_bar().choose_independent("A.angle", "B.angle"),
+     LoopReductionError, r"MultibodySystem\('four-bar'\): 2 independent coordinates \['A\.angle', 'B\.angle'\] "
+                         r"given; the loops leave 1 degrees of freedom.*bem and dmocc_lm need no reduction"),
+    ("loop-independent-unknown", lambda tmp: examples.four_bar().choose_independent("D.angle"),
+     ConfigurationError, r"independent coordinates \['D\.angle'\] are not tree coordinates"),
+    ("loop-absolute-form", lambda tmp: block("rem", system=examples.four_bar(), configurations="absolute"),
+     LoopReductionError, r"rem block: configurations='absolute' cannot close the loops \['D'\] of "
+                         r"MultibodySystem\('four-bar'\).*use configurations='lifted'"),
+    ("loop-tree-scheme", lambda tmp: block("gc", system=examples.four_bar()),
+     ConfigurationError, r"gc block: MultibodySystem\('four-bar'\) has closed loops \['D'\]; the gc scheme needs "
+                         r"a tree \(schemes for loops: \['bem', 'rem', 'dmocc', 'dmocc_lm'\]\)"),
+    ("loop-dependent-target", lambda tmp: problem(system=examples.four_bar()).fix_final_configuration({"C": 0.1}),
+     ConfigurationError, r"fix_final_configuration: 'C\.angle' is fixed by the closure of the loops \['D'\] "
+                         r"\(a dependent coordinate\); give the independent coordinates \['A\.angle'\]"),
+    ("loop-turn-target", lambda tmp: problem("rem", system=examples.four_bar()).fix_final_configuration({"A": 4.0}),
+     NotRepresentableError, r"fix_final_configuration on the rem block 'dyn': \['A\.angle'\] more than π from "
+                            r"the start on a system with closed loops \['D'\]"),
     ("final-configuration-twice-nodes", fix_twice("bem"),
      ConfigurationError, (r"fix_final_configuration: the final configuration of the bem block 'dyn' is already "
                           r"fixed \(θ = \[1\.0\]\)")),

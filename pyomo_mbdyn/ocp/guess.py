@@ -52,6 +52,12 @@ def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profi
     The increments ``w`` of the reduced schemes are the chart differences
     ``θ_{k+1} - θ_k``: exact for chains of revolute, prismatic and cylindrical
     joints (whose relative increments add up), a first-order guess otherwise.
+
+    For a system with closed loops ``theta_final`` names the independent
+    coordinates (``system.independent``) only; they are interpolated, and every
+    node is closed from the previous one
+    (:func:`~pyomo_mbdyn.mechanics.loops.move_independent`, on the assembly branch of
+    ``q_initial``), so the guess fulfils every constraint row.
     """
     h = float(pyo.value(h))  # a free horizon's named Expression T/N: its current value
     if profile not in PROFILES:
@@ -63,6 +69,14 @@ def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profi
     q_initial = system.q0 if q_initial is None else np.asarray(q_initial, float)
     theta0 = chart_coordinates(system, q_initial)
     theta_final = np.asarray(theta_final, float).reshape(-1)
+    if getattr(system, "has_loops", False):
+        i_index = system.loop_reduction.i_index
+        if theta_final.shape != (len(i_index),):
+            raise ConfigurationError(f"interpolated_trajectory: expected {len(i_index)} independent coordinates "
+                                     f"{system.independent} of the loops, got {theta_final.size}")
+        s = PROFILES[profile](np.arange(N + 1) / N)
+        return _loop_trajectory(system, h, theta0[i_index] + np.outer(s, theta_final - theta0[i_index]), q_initial,
+                                contravariant)
     if theta_final.shape != theta0.shape:
         raise ConfigurationError(f"interpolated_trajectory: expected {theta0.size} chart coordinates "
                                  f"{list(system.velocities)}, got {theta_final.size}")
@@ -136,13 +150,30 @@ def refined_trajectory(system, h, steps, coarse, contravariant=True, bc_type="cl
     spline = CubicSpline(t_coarse, np.array(theta_c), bc_type=bc_type)
     theta = spline(np.clip(h * np.arange(N + 1), t_coarse[0], t_coarse[-1]))
     theta[0], theta[-1] = theta_c[0], theta_c[-1]
+    if getattr(system, "has_loops", False):  # the independent coordinates, closed node by node
+        return _loop_trajectory(system, h, theta[:, system.loop_reduction.i_index],
+                                np.asarray(coarse.q[0], float), contravariant)
     return _chart_trajectory(system, h, theta, contravariant)
 
 
-def _chart_trajectory(system, h, theta, contravariant):
-    """Configurations q(θ_k), velocities from the recursion, forces split exactly."""
+def _loop_trajectory(system, h, theta_independent, q_initial, contravariant):
+    """Nodes with the loops closed: the independent coordinates follow ``theta_independent`` (N+1,
+    dof) from ``q_initial``; the tree chart coordinates of the nodes give the increments."""
+    from ..mechanics.loops import move_independent
+
+    q, theta = [np.asarray(q_initial, float)], [chart_coordinates(system, q_initial)]
+    for k in range(1, len(theta_independent)):
+        q.append(move_independent(system, theta_independent[k] - theta_independent[k - 1], q[-1]))
+        theta.append(chart_coordinates(system, q[-1], start=theta[-1]))
+    return _chart_trajectory(system, h, np.array(theta), contravariant, np.array(q))
+
+
+def _chart_trajectory(system, h, theta, contravariant, q=None):
+    """Configurations q(θ_k) (or ``q`` as given), velocities from the recursion, forces split
+    exactly (on the active constraint rows)."""
     N = len(theta) - 1
-    q = np.array([np.asarray(chart(system, th), float) for th in theta])
+    if q is None:
+        q = np.array([np.asarray(chart(system, th), float) for th in theta])
     v = np.zeros_like(q)
     for k in range(N):
         v[k + 1] = 2.0 * (q[k + 1] - q[k]) / h - v[k]
@@ -150,12 +181,13 @@ def _chart_trajectory(system, h, theta, contravariant):
     grad_V = np.asarray(system.potential_gradient(), float)
     K = np.asarray(system.friction, float)
     act = list(system.actuated_indices)
-    m, dof = system.m, system.n_velocities
+    m, dof = getattr(system, "m_active", system.m), system.n_velocities
+    rows = getattr(system, "active_rows", list(range(system.m)))
     lam, u, nu = np.zeros((N, m)), np.zeros((N, len(act))), np.zeros((N, dof))
     for k in range(N):
         q_mid, v_mid = 0.5 * (q[k] + q[k + 1]), 0.5 * (v[k] + v[k + 1])
         G, B = numeric_kinematics(system, q_mid, ("G", "B" if contravariant else "B_plain"))
-        G = G.reshape(m, system.n)
+        G = G.reshape(system.m, system.n)[rows]
         nu[k] = B @ v_mid
         rhs = -(M * (v[k + 1] - v[k]) / h + grad_V + B.T @ (K * nu[k]))
         A = np.hstack([G.T, B.T[:, act]])

@@ -83,3 +83,21 @@ def test_a_dependent_coordinate_as_target_is_refused():
 def test_a_turn_of_the_loop_is_refused(scheme):
     with pytest.raises(NotRepresentableError, match="more than π from the start on a system with closed loops"):
         crank_problem(scheme, steps=2, target=4.0, solve=False)
+
+
+@pytest.mark.parametrize("scheme", ["bem", "rem"])
+def test_interpolated_guess_closes_the_loop_and_leads_to_the_same_optimum(scheme, solved):
+    from pyomo_mbdyn.ocp import interpolated_trajectory, refined_trajectory
+
+    m, problem = crank_problem(scheme, solve=False)
+    guess = interpolated_trajectory(FOUR_BAR, m.dyn.step_length, 8, [TARGET])
+    assert max(np.abs(np.asarray(FOUR_BAR.constraints(q), float)).max() for q in guess.q) < 1e-12
+    assert guess.lam.shape == (8, FOUR_BAR.m_active) and guess.w.shape == (8, 3)
+    m.dyn.initialize_from(guess)
+    problem.solve("casadi_ipopt", options={"tol": 1e-12})
+    reference = solved[scheme][0]
+    J = [pyo.value(next(model.component_data_objects(pyo.Objective, active=True))) for model in (m, reference)]
+    assert J[0] == pytest.approx(J[1], rel=1e-9)
+    fine = refined_trajectory(FOUR_BAR, 0.05, 16, m.dyn.trajectory())
+    assert max(np.abs(np.asarray(FOUR_BAR.constraints(q), float)).max() for q in fine.q) < 1e-12
+    assert np.allclose(fine.q[::2], m.dyn.trajectory().q, atol=1e-9)
