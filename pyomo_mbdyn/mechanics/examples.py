@@ -7,10 +7,10 @@ subject, not the assembly of a system (which :mod:`pyomo_mbdyn.mechanics` shows)
 import numpy as np
 
 from .bodies import RigidBody
-from .joints import Prismatic, Revolute
+from .joints import Prismatic, Revolute, Spherical
 from .system import MultibodySystem
 
-__all__ = ["pendulum", "bar", "four_bar", "slider_crank"]
+__all__ = ["pendulum", "bar", "four_bar", "slider_crank", "spatial_four_bar"]
 
 
 def pendulum(actuated=True, gravity=(0, -9.81, 0)):
@@ -108,6 +108,33 @@ def slider_crank(crank=0.3, rod=1.0, angle=np.pi / 2, masses=(1.0, 2.0, 3.0), gr
                       Revolute("B", crank_body, rod_body, location=B, axis=z),
                       Prismatic("P", None, piston, axis=(1, 0, 0)),
                       Revolute("C", rod_body, piston, location=C, axis=z))
+    if actuated:
+        system.actuate("A")
+    return system
+
+
+def spatial_four_bar(gravity=(0, -9.81, 0), actuated=True):
+    """An RSSR spatial linkage: the crank turns about e₃ at the origin (revolute ``A``), the
+    coupler hangs on it by the spherical joint ``B`` and on the rocker by the spherical joint ``C``,
+    and the rocker turns about e₁ at (1, 0, 0.4) (revolute ``D``, closing the loop).  No row of the
+    loop repeats another; two degrees of freedom (the crank and the coupler's spin about its own
+    axis).
+
+    Examples
+    --------
+    >>> system = spatial_four_bar()
+    >>> report = system.validate()
+    >>> report["dof"], report["dropped_constraints"], report["independent"]
+    (2, [], ['A.angle', 'B.wx'])
+    """
+    A, B, C, D = (np.array(p, float) for p in ((0, 0, 0), (0, 0.3, 0), (1.0, 0.5, 0.4), (1.0, 0.0, 0.4)))
+    crank = bar("crank", 1.0, A, B)
+    coupler = RigidBody("coupler", 1.0, euler=(0.2, 0.01, 0.01), position=tuple((B + C) / 2))
+    rocker = RigidBody("rocker", 1.0, euler=(0.1, 0.01, 0.01), position=tuple((C + D) / 2))
+    system = MultibodySystem("rssr", gravity=gravity)
+    system.add_bodies(crank, coupler, rocker)
+    system.add_joints(Revolute("A", None, crank, location=A, axis=(0, 0, 1)), Spherical("B", crank, coupler, location=B),
+                      Spherical("C", coupler, rocker, location=C), Revolute("D", None, rocker, location=D, axis=(1, 0, 0)))
     if actuated:
         system.actuate("A")
     return system

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from pyomo_mbdyn.errors import AssemblyError, ConfigurationError, LoopReductionError
-from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody, Spherical, examples
-from pyomo_mbdyn.mechanics.examples import bar
+from pyomo_mbdyn.mechanics import MultibodySystem, Spherical, examples
 from pyomo_mbdyn.mechanics.loops import close_loops, move_independent, solve_unpivoted
 
 FOUR_BAR = examples.four_bar()
@@ -21,20 +20,6 @@ SLIDER_CRANK = examples.slider_crank()
 def closure(system, q):
     """max |Φ(q)| over every row, the dropped ones included."""
     return float(np.abs(np.asarray(system.constraints(q), float)).max())
-
-
-def rssr():
-    """A spatial four-bar: revolute A (e₃) – spherical B – spherical C – revolute D (e₁) to the ground."""
-    A, B, C, D = (np.array(p, float) for p in ((0, 0, 0), (0, 0.3, 0), (1.0, 0.5, 0.4), (1.0, 0.0, 0.4)))
-    crank, coupler = bar("crank", 1.0, A, B), RigidBody("coupler", 1.0, euler=(0.2, 0.01, 0.01),
-                                                        position=tuple((B + C) / 2))
-    rocker = RigidBody("rocker", 1.0, euler=(0.1, 0.01, 0.01), position=tuple((C + D) / 2))
-    system = MultibodySystem("rssr", gravity=(0, -9.81, 0))
-    system.add_bodies(crank, coupler, rocker)
-    system.add_joints(Revolute("A", None, crank, location=A, axis=(0, 0, 1)), Spherical("B", crank, coupler, location=B),
-                      Spherical("C", coupler, rocker, location=C), Revolute("D", None, rocker, location=D, axis=(1, 0, 0)))
-    system.actuate("A")
-    return system
 
 
 def four_bar_closed_by(joint_class, **kwds):
@@ -67,7 +52,7 @@ def test_planar_loop_closed_by_a_spherical_joint_drops_one_row():
 
 
 def test_spatial_loop_drops_no_row():
-    system = rssr()
+    system = examples.spatial_four_bar()
     report = system.validate()
     assert report["dropped_constraints"] == [] and report["redundant_constraints"] == []
     assert report["dof"] == 2 == system.n - np.linalg.matrix_rank(np.asarray(system.constraint_jacobian(system.q0), float))

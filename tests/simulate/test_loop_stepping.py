@@ -121,3 +121,19 @@ def test_closing_joint_multipliers_converge_to_udwadia_kalaba_in_motion():
 def test_schemes_without_loops_say_so(scheme):
     with pytest.raises(ConfigurationError, match="closed loops|loop"):
         run(FOUR_BAR, scheme, 2)
+
+
+def test_spatial_loop_with_two_degrees_of_freedom():
+    """The RSSR linkage (no redundant row; 5 dependent spherical-joint rates solved by elimination):
+    every scheme closes the loop, BEM = REM and DMOCC = DMOCC-LM to round-off."""
+    system = examples.spatial_four_bar()
+    assert system.independent == ["A.angle", "B.wx"] and len(system.dependent) == 5
+    v0 = np.asarray(system.null_space(system.q0), float) @ np.array([1.0, 0.5])
+    runs = {scheme: simulate(system, system.q0, v0, 0.02, 20, controls=np.full((20, 1), 0.2), scheme=scheme)
+            for scheme in SCHEMES}
+    for tr in runs.values():
+        assert closure(system, tr.q) < 1e-12
+    assert np.abs(runs["bem"].q - runs["rem"].q).max() < 1e-12
+    assert np.abs(runs["dmocc"].q - runs["dmocc_lm"].q).max() < 1e-12
+    balance = work_balance(system, runs["bem"])
+    assert np.ptp(balance) < 1e-12 * (1.0 + np.abs(balance).max())
