@@ -208,6 +208,42 @@ class CoordinateSystem:
     def null_space(self, q):
         return np.asarray(self._null_space(q), dtype=object).reshape(self.n, self.n_velocities)
 
+    # -- the loop interface of MultibodySystem (no loops here: every row is active) -----
+    has_loops = False
+    dropped_constraints = ()
+    loop_reduction = None
+
+    @property
+    def independent(self):
+        return list(self._velocities)
+
+    @property
+    def dependent(self):
+        return []
+
+    @property
+    def active_rows(self):
+        return list(range(self.m))
+
+    @property
+    def m_active(self):
+        return self.m
+
+    def active_labels(self):
+        return self.constraint_labels()
+
+    def active_constraints(self, q):
+        return self.constraints(q)
+
+    def active_jacobian(self, q):
+        return self.constraint_jacobian(q)
+
+    def loop_constraints(self, q):
+        return np.zeros(0)
+
+    def tree_null_space(self, q):
+        return self.null_space(q)
+
     def control_matrix(self, q_mid=None, contravariant=True):
         """B (dof × n): the input rows on the actuated velocities, zero rows elsewhere."""
         B = np.zeros((self.n_velocities, self.n))
