@@ -303,15 +303,7 @@ class OptimalControlProblem:
         check_representable(dyn, turning, f"fix_final_configuration (turns of {turning})")
         q_f = np.asarray(chart(system, theta), float)
         dyn._final_configuration_target = theta.tolist()
-        for idx, (name, c) in enumerate(dyn._coordinate_index()):
-            dyn.body[name].q[N, c].fix(q_f[idx])
-        for name in system.bodies:
-            if dyn.body[name].component("internal_constraint") is not None:
-                for r in dyn.body[name].internal:
-                    dyn.body[name].internal_constraint[N, r].deactivate()
-        for name in system.joints:
-            for r in dyn.joint[name].rows:
-                dyn.joint[name].joint_constraint[N, r].deactivate()
+        self._fix_final_nodes(q_f)
         if turning:
             coordinate = self.joint_coordinates()
             target = dict(zip(dyn.velocities, theta))
@@ -334,7 +326,6 @@ class OptimalControlProblem:
         from .kinematics import dof_values, reference_coordinates
 
         dyn, system = self.dyn, self.dyn.system
-        N = dyn.config.steps
         names = system.independent
         theta = dof_values(system, joint_angles, "fix_final_configuration", names)
         if getattr(dyn, "_final_configuration_target", None) is not None:
@@ -358,13 +349,19 @@ class OptimalControlProblem:
             raise NotRepresentableError(f"fix_final_configuration: the {dyn.final_configuration_form} form of "
                                         f"the {dyn.scheme} block cannot close loops")
         q_f = move_independent(system, delta, dyn.q_initial)
+        self._fix_final_nodes(q_f)
+
+    def _fix_final_nodes(self, q_f):
+        """The nodes form: q_N = q_f fixed and its constraint rows Φ(q_N) deactivated (q_f fulfils
+        them; kept, they would repeat the fixed values and LICQ would fail)."""
+        dyn, N = self.dyn, self.dyn.config.steps
         for idx, (name, c) in enumerate(dyn._coordinate_index()):
             dyn.body[name].q[N, c].fix(q_f[idx])
-        for name in system.bodies:
+        for name in dyn.system.bodies:
             if dyn.body[name].component("internal_constraint") is not None:
                 for r in dyn.body[name].internal:
                     dyn.body[name].internal_constraint[N, r].deactivate()
-        for name in system.joints:
+        for name in dyn.system.joints:
             for r in dyn.joint[name].rows:
                 dyn.joint[name].joint_constraint[N, r].deactivate()
 
