@@ -21,6 +21,8 @@ MODELS = {
     "pendulum": "pyomo_mbdyn.models.pendulum",
     "particle": "pyomo_mbdyn.models.particle",
     "minimum-time-mass": "pyomo_mbdyn.models.minimum_time_mass",
+    "four-bar": "pyomo_mbdyn.models.four_bar",
+    "slider-crank": "pyomo_mbdyn.models.slider_crank",
 }
 
 

@@ -18,7 +18,8 @@ from pyomo_mbdyn.models import MODELS
 #: steps the default run solves each model at (None: the model's own N)
 CHEAP = {"sphere": 20, "satellite-spin": 5, "heavy-top": None, "three-link-arm": 10, "crane": 20,
          "pendulum": None, "particle": None, "satellite": None, "satellite-underactuated": None,
-         "pitcher": 8, "minimum-time-mass": None, "satellite-actuator-selection": None}
+         "pitcher": 8, "minimum-time-mass": None, "satellite-actuator-selection": None, "four-bar": None,
+         "slider-crank": None}
 
 
 def _assert_pngs(paths, directory):

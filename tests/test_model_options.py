@@ -52,8 +52,8 @@ def test_every_option_of_every_model_is_documented_and_listed(model, capsys):
 
 
 def test_an_unknown_model_in_list_options_is_a_bad_request(capsys):
-    assert main(["list", "--options", "four-bar"]) == 2
-    assert "unknown model 'four-bar'" in capsys.readouterr().err
+    assert main(["list", "--options", "five-bar"]) == 2
+    assert "unknown model 'five-bar'" in capsys.readouterr().err
 
 
 # -- satellite (DMOCC §7.2) -------------------------------------------------------------------------
@@ -333,3 +333,45 @@ def test_satellite_underactuated_options(capsys):
     result = run(capsys, "satellite-underactuated", *setting("exclude_half_turns", True),
                  *setting("increment_bound", 1.0))
     assert printed(result["objective"]) == PAPER_UNDERACTUATED
+
+
+# -- closed loops: four-bar and slider-crank (issue 20) ---------------------------------------------
+def holding_torque(system, q):
+    """The crank control that holds the linkage at rest at q: Gᵀγ + Bᵀu = -∇V on the active rows."""
+    G = np.asarray(system.active_jacobian(q), float)
+    B = np.asarray(system.control_matrix(q), float)[system.actuated_indices]
+    A = np.hstack([G.T, B.T])
+    x = np.linalg.lstsq(A, -system.potential_gradient(), rcond=None)[0]
+    assert np.abs(A @ x + system.potential_gradient()).max() < 1e-12
+    return x[G.shape[0]:]
+
+
+def test_four_bar_target_and_horizon(capsys, tmp_path):
+    """The crank ends at the target (read from the saved configuration by the chart, not from the
+    model), at rest, after the horizon; with target 0 the optimum costs less than holding still
+    with the static torque (a feasible motion of cost ½ T u_s²)."""
+    from pyomo_mbdyn.discretization import chart_coordinates
+    from pyomo_mbdyn.mechanics import examples
+
+    system = examples.four_bar()
+    result, tr = saved(capsys, tmp_path, "four-bar", *setting("target", -0.8), *setting("horizon", 1.5))
+    assert result["status"] == "optimal" and result["horizon"] == pytest.approx(1.5)
+    theta = chart_coordinates(system, tr.q[-1], atol=1e-10)
+    assert theta[0] == pytest.approx(-0.8, abs=1e-9)
+    assert result["dropped_constraints"] == ["D[2]", "D[3]", "D[4]"] and result["constraint_residual"] < 1e-12
+    still = run(capsys, "four-bar", *setting("target", 0.0))
+    u_s = holding_torque(system, system.q0)
+    assert 0 < still["objective"] < 0.5 * 1.0 * float(u_s @ u_s)
+    assert run(capsys, "four-bar", *setting("target", 3.5), expect=2)["error"].startswith(
+        "four-bar: target must lie within (-π, π) rad")
+
+
+def test_slider_crank_target_reached_and_refused_beyond_the_dead_centres(capsys, tmp_path):
+    """The piston's x at t_N (the body's coordinate in the saved trajectory) is the target; a target
+    at or beyond a dead centre (L ± r = 0.7, 1.3 m) is refused by name."""
+    result, tr = saved(capsys, tmp_path, "slider-crank", *setting("target", 0.8))
+    piston = tr.coordinates.index("piston.x")
+    assert tr.q[-1, piston] == pytest.approx(0.8, abs=1e-9)
+    assert result["piston_final"] == pytest.approx(tr.q[-1, piston], abs=1e-15)
+    failed = run(capsys, "slider-crank", *setting("target", 1.3), expect=2)
+    assert "target = 1.3 m is not reachable without a dead centre" in failed["error"]

@@ -303,15 +303,17 @@ def close_loops(system, w, q_base, reduction=None, tol=1e-13, max_iter=30):
     sign = np.sign(np.linalg.det(J0[:, d]))
     if not np.any(w[d]):
         w[d] = -np.linalg.solve(J0[:, d], J0[:, i] @ w[i])
+    polished = False
     for _ in range(max_iter):
         q = np.asarray(system.reparametrise(w, q_base), float)
         r = np.asarray(system.constraints(q), float)[reduction.loop_rows]
+        J = _loop_jacobian(system, q, reduction.loop_rows)
         if np.abs(r).max() <= tol * max(1.0, np.abs(q).max()):
-            J = _loop_jacobian(system, q, reduction.loop_rows)
             if np.sign(np.linalg.det(J[:, d])) != sign:
                 break
-            return q
-        J = _loop_jacobian(system, q, reduction.loop_rows)
+            if polished or not np.any(r):
+                return q
+            polished = True  # one more step: quadratic convergence takes the rows to round-off
         # F_t(w + δ, q_base) = F_t(δ', q) to first order with δ' = δ (the tree increments compose
         # to first order): Newton in the dependent increments with J_d at q
         w[d] = w[d] - np.linalg.solve(J[:, d], r)
