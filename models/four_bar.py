@@ -25,7 +25,7 @@ Measured (casadi_ipopt, N = 20): BEM J = 60.95141724, REM 60.95141724 (equal to
 (the dropped ones too) holds to ≤ 1e-13 at every node and T + V − W (W the work of
 the crank torque) is constant to round-off in BEM and REM.  ``evaluate`` adds the
 dropped rows and, for the multiplier schemes, the largest force the closing joint
-D transmits, max_k |γ_D,k| (N).
+D transmits, max_k ‖γ_D,k‖ (N).
 """
 
 import numpy as np
@@ -110,7 +110,7 @@ def closing_joint_forces(dyn):
 
 def evaluate(model):
     """``dropped_constraints`` (the loop rows left out) and, for bem and dmocc_lm,
-    ``closing_joint_force_max`` = max_k |γ_D,k| (N)."""
+    ``closing_joint_force_max`` = max_k ‖γ_D,k‖ (N)."""
     out = {"dropped_constraints": list(model.dyn.dropped_constraints)}
     forces = closing_joint_forces(model.dyn)
     if forces is not None:

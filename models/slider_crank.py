@@ -92,7 +92,7 @@ def build(scheme="bem", steps=STEPS, target=TARGET):
 
 
 def evaluate(model):
-    """``piston_final`` (x of the piston at t_N, m), ``piston_error`` (|x_N − target|) and the
+    """``piston_final`` (x of the piston at t_N, m), ``piston_error`` (the distance ‖x_N − target‖) and the
     ``dropped_constraints``."""
     import pyomo.environ as pyo
 
