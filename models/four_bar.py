@@ -1,31 +1,50 @@
 """four-bar: a crank-rocker four-bar linkage turned rest to rest by its crank, minimum effort (ours, issue 20).
 
-A closed kinematic loop (:func:`pyomo_mbdyn.mechanics.examples.four_bar`): the
-crank A→B (0.4 m, 1 kg), the coupler B→C (1.79 m, 4 kg) and the rocker D→C
-(1.22 m, 3 kg) are slender bars with revolutes about e₃ at the ground pivots
-A = (0, 0, 0) and D = (1.5, 0, 0) and at B = (0, 0.4, 0), C = (1.6, 1.2, 0);
-gravity g = 9.81 along −e₂.  The spanning tree is ground–crank–coupler–rocker
-(joints A, B, C); the revolute D closes the loop.  Of D's five rows three repeat
-the others (the loop is planar): D[2], D[3], D[4] are left out of every scheme,
-so that the KKT matrix stays regular (``dropped_constraints`` in the output).
-The crank is actuated (u is minus the applied torque, thesis §0) and is the
-independent coordinate; B and C follow from loop closure.
+A closed kinematic loop, :func:`pyomo_mbdyn.mechanics.examples.four_bar`: three
+slender bars (:func:`~pyomo_mbdyn.mechanics.examples.bar`, width 0.05 m) — the
+crank A→B (0.4 m, 1 kg), the coupler B→C (1.789 m, 4 kg) and the rocker D→C
+(1.204 m, 3 kg) — with revolutes about e₃ at the ground pivots A = (0, 0, 0)
+and D = (1.5, 0, 0) and at B = (0, 0.4, 0) and C = (1.6, 1.2, 0), the
+assembled configuration q₀.  Gravity g = 9.81 m/s² along −e₂.  Shortest link
+plus longest (0.4 + 1.789) is less than the other two (1.5 + 1.204): a
+Grashof crank-rocker, the crank turns fully.
 
-Problem: turn the crank by ``target`` (default π/2) in T = 1 s from rest to rest,
-minimising J = h Σ ½u², N = 20.  The final configuration is stated on the
-independent crank angle (BEM, DMOCC-LM: q_N fixed to the closed configuration
-reached by continuation; REM, DMOCC: Σ w_A = target, the dependent increments
-fixed by the rows ``joint[D].loop_closure``), final rest as ν_A,N = 0 (BEM, REM)
-or the reduced Legendre transform (DMOCC).  The initial guess interpolates the
-crank angle with every node closed
-(:func:`~pyomo_mbdyn.ocp.interpolated_trajectory`).
+The spanning tree is ground–crank–coupler–rocker (joints A, B, C); the
+revolute D closes the loop.  Of D's five rows three repeat the others (the
+loop is planar, written in 3-D): D[2], D[3], D[4] are left out of every
+scheme so that the Newton and KKT matrices stay regular
+(``dropped_constraints``).  They still hold at every node: ``loop_closure``
+is the largest |Φ_i(q_k)| over all m rows, the dropped ones included.  The
+crank joint A is actuated (u is minus the applied torque:
+M v̇ + ∇V + Gᵀγ + Bᵀu = 0) and is the independent coordinate; B and C follow
+from loop closure.
 
-Measured (casadi_ipopt, N = 20): BEM J = 60.95141724, REM 60.95141724 (equal to
-2.5e-13 relative), DMOCC 61.11601913, DMOCC-LM 61.11601913; every constraint row
-(the dropped ones too) holds to ≤ 1e-13 at every node and T + V − W (W the work of
-the crank torque) is constant to round-off in BEM and REM.  ``evaluate`` adds the
-dropped rows and, for the multiplier schemes, the largest force the closing joint
-D transmits, max_k ‖γ_D,k‖ (N).
+Problem: turn the crank by ``target`` (default π/2, counter-clockwise, from
+the crank pointing along +e₂ to −e₁) in T = ``horizon`` = 1 s from rest to
+rest, minimising J = h Σ ½u², N = 20.  The final configuration is stated on
+the independent crank angle only (bem, dmocc_lm: q_N fixed to the closed
+configuration reached by continuation along the branch; rem, dmocc: the crank
+increments sum to ``target``, the dependent ones fixed by loop closure), final
+rest on the independent rate ν_A,N = 0 (bem, rem; dmocc: the reduced Legendre
+transform).  The initial guess interpolates the crank angle with every node
+closed (:func:`~pyomo_mbdyn.ocp.interpolated_trajectory`).
+
+Measured (casadi_ipopt, default options, N = 20, default target and horizon):
+J = 60.95141724 (bem), 60.95141724 (rem; 7.4e-15 relative from bem),
+61.11601913 (dmocc), 61.11601913 (dmocc_lm; 1.2e-12 relative from dmocc).
+Loop closure 7.8e-16 (bem), 4.9e-15 (rem), 5.3e-13 (dmocc), 7.8e-16
+(dmocc_lm) m; energy balance max |E_k − E₀| with E = T + V + W: 4.3e-14 J
+(bem), 8.5e-14 J (rem) of E₀ = 51.1 J — the energy-momentum schemes keep it
+exactly — and 3.9e-2 J for the DMOCC schemes (variational: bounded, not
+constant).  The largest force in the closing joint, max |γ_D|:
+55.08 N (bem), 55.12 N (dmocc_lm).
+
+``evaluate`` adds ``objective``, ``loop_closure`` (m), ``energy_balance`` (J),
+``dropped_constraints`` and, for the multiplier schemes (bem, dmocc_lm),
+``closing_joint_force_max`` = max |γ_D| (N), the norm of the two kept rows
+D[0], D[1] (x, y) — per interval for bem, per node k < N for dmocc_lm.
+γ_D is the force the rocker exerts on the ground pivot D (the ground pushes
+the rocker with −γ_D; Φ_D = rocker point − D).
 """
 
 import numpy as np
@@ -33,14 +52,26 @@ import numpy as np
 from pyomo_mbdyn.mechanics import examples
 from pyomo_mbdyn.models import model_build
 
-__all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "STEPS", "HORIZON", "SCHEMES"]
+__all__ = ["build_system", "build", "evaluate", "loop_closure", "energy_balance", "closing_joint_forces",
+           "DESCRIPTION", "STEPS", "HORIZON", "TARGET", "SCHEMES"]
 
-DESCRIPTION = "crank-rocker four-bar (a closed loop), crank turned rest to rest, minimum effort (ours)"
+DESCRIPTION = "crank-rocker four-bar (a closed loop): the crank turned rest to rest, minimum effort (ours)"
 STEPS, HORIZON = 20, 1.0
+#: the crank's turn [rad] from the assembled configuration
 TARGET = np.pi / 2
+#: the schemes that close a loop (multipliers on the active rows, or the partitioned null space)
 SCHEMES = ("bem", "rem", "dmocc", "dmocc_lm")
-#: gravity and the crank torque act: no momentum map is conserved; T + V + W is reported
+#: gravity and the crank torque act: no momentum map is conserved; T + V + W is
 CONSERVED_MOMENTA = ()
+#: the loop-closing joint
+CLOSING_JOINT = "D"
+
+#: the options of ``build`` (``pyomo-mbdyn list --options four-bar``)
+OPTIONS = {
+    "target": "the crank's turn from the assembled configuration [rad], counter-clockwise positive, "
+              "|target| < π (default π/2)",
+    "horizon": "the duration T of the motion [s], positive (default 1)",
+}
 
 
 def build_system():
@@ -48,28 +79,43 @@ def build_system():
     return examples.four_bar()
 
 
-#: the options of ``build`` (``pyomo-mbdyn list --options four-bar``)
-OPTIONS = {
-    "target": "the crank's turn from the assembled configuration [rad], |target| < π (default π/2)",
-    "horizon": "the duration T of the motion [s] (default 1)",
-}
+def _finite(name, value, model="four-bar"):
+    """``float(value)``, or a ConfigurationError naming the option ``name``."""
+    from pyomo_mbdyn.errors import ConfigurationError
+
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if not np.isfinite(number):
+        raise ConfigurationError(f"{model}: {name} must be a finite number, got {value!r}")
+    return number
+
+
+def check_scheme(scheme, model):
+    """Refuse a scheme that cannot close a loop (gc, rattle, …), naming the ones that can."""
+    from pyomo_mbdyn.errors import ConfigurationError
+    from pyomo_mbdyn.schemes import record
+
+    if record(scheme).name not in SCHEMES:
+        raise ConfigurationError(f"{model}: scheme {scheme!r} does not close loops; use one of {list(SCHEMES)}")
 
 
 @model_build
 def build(scheme="bem", steps=STEPS, target=TARGET, horizon=HORIZON):
-    """The four-bar OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem); options: :data:`OPTIONS`."""
+    """The four-bar OCP ``m`` (``m.dyn`` scheme block, ``m.problem``): the crank turned by
+    ``target`` [rad] in ``horizon`` [s], rest to rest, J = h Σ ½u²; options: :data:`OPTIONS`."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.errors import ConfigurationError
     from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
-    from pyomo_mbdyn.schemes import record, scheme_block
+    from pyomo_mbdyn.schemes import scheme_block
 
-    if record(scheme).name not in SCHEMES:
-        raise ConfigurationError(f"four-bar: scheme {scheme!r} cannot close the loop; use one of {list(SCHEMES)}")
-    target, horizon = _number("target", target), _number("horizon", horizon)
+    check_scheme(scheme, "four-bar")
+    target, horizon = _finite("target", target), _finite("horizon", horizon)
     if not abs(target) < np.pi:
-        raise ConfigurationError(f"four-bar: target must lie within (-π, π) rad of the assembled crank angle "
-                                 f"(turns of a loop are not supported), got {target!r}")
+        raise ConfigurationError(f"four-bar: target = {target!r} rad is a turn of π or more; the final "
+                                 f"configuration is stated on the branch of the start: |target| < π")
     if not horizon > 0:
         raise ConfigurationError(f"four-bar: horizon must be positive [s], got {horizon!r}")
     system = build_system()
@@ -77,42 +123,57 @@ def build(scheme="bem", steps=STEPS, target=TARGET, horizon=HORIZON):
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=horizon)
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort({"A.angle": 0.5})  # J = h Σ ½u²
-    problem.fix_final_configuration({"A": target})
+    problem.fix_final_configuration({"A": target})  # the independent crank angle only
     problem.require_final_rest()
     m.dyn.initialize_from(interpolated_trajectory(system, m.dyn.step_length, steps, [target]))
     m.problem = problem
     return m
 
 
-def _number(name, value):
-    from pyomo_mbdyn.errors import ConfigurationError
-
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        value = float("nan")
-    if not np.isfinite(value):
-        raise ConfigurationError(f"four-bar: {name} must be a finite number, got {value!r}")
-    return value
+def loop_closure(system, q):
+    """max_k max_i |Φ_i(q_k)| over every node and all m constraint rows — internal, tree
+    joints and the loop joint's, the dropped rows included."""
+    return float(max(np.abs(np.asarray(system.constraints(qk), float)).max() for qk in np.atleast_2d(q)))
 
 
-def closing_joint_forces(dyn):
-    """γ_D per interval (N, 2): the multipliers of the kept rows D[0], D[1] of the closing joint
-    (x and y of the force the ground pivot D exerts, in the library's sign: Gᵀγ enters
-    M v̇ + ∇V + Gᵀγ + Bᵀu = 0); None for the reduced schemes, which have no multipliers."""
+def energy_balance(dyn):
+    """max_k |E_k − E₀|, E = T + V + W + D (W = h Σ u·ν the work done by the system on the
+    actuators, D the dissipation; :func:`pyomo_mbdyn.diagnostics.conservation_table`)."""
+    energy = dyn.diagnostics()["E"].to_numpy()
+    return float(np.abs(energy - energy[0]).max())
+
+
+def closing_joint_forces(dyn, joint=CLOSING_JOINT):
+    """γ of the kept rows of the loop-closing ``joint`` (D[0], D[1]: x and y), shape (N, 2):
+    per interval (bem) or per node k < N (dmocc_lm); ``None`` for the reduced schemes (rem,
+    dmocc), which have no multipliers.  Sign: Gᵀγ enters M v̇ + ∇V + Gᵀγ + Bᵀu = 0, so γ_D
+    is the force the rocker exerts on the ground at D."""
     import pyomo.environ as pyo
 
-    joint = dyn.joint["D"]
-    if joint.component("lam") is None:
+    block = dyn.joint[joint]
+    if block.component("lam") is None:
         return None
-    return np.array([[pyo.value(joint.lam[k, r]) for r in joint.rows] for k in dyn.intervals])
+    steps = sorted({k for k, _ in block.lam.index_set()})
+    return np.array([[pyo.value(block.lam[k, r]) for r in block.rows] for k in steps])
+
+
+def objective_value(model):
+    """The value of the model's active objective."""
+    import pyomo.environ as pyo
+
+    return float(pyo.value(next(model.component_data_objects(pyo.Objective, active=True))))
 
 
 def evaluate(model):
-    """``dropped_constraints`` (the loop rows left out) and, for bem and dmocc_lm,
-    ``closing_joint_force_max`` = max_k ‖γ_D,k‖ (N)."""
-    out = {"dropped_constraints": list(model.dyn.dropped_constraints)}
-    forces = closing_joint_forces(model.dyn)
+    """``objective``, ``loop_closure`` (m, all rows), ``energy_balance`` (J),
+    ``dropped_constraints`` and, for bem and dmocc_lm, ``closing_joint_force_max``
+    = max |γ_D| (N)."""
+    dyn = model.dyn
+    out = {"objective": objective_value(model),
+           "loop_closure": loop_closure(dyn.system, dyn.trajectory().q),
+           "energy_balance": energy_balance(dyn),
+           "dropped_constraints": list(dyn.system.dropped_constraints)}
+    forces = closing_joint_forces(dyn)
     if forces is not None:
         out["closing_joint_force_max"] = float(np.linalg.norm(forces, axis=1).max())
     return out

@@ -93,9 +93,13 @@ def build(scheme="bem", steps=STEPS, target=TARGET):
 
 def evaluate(model):
     """``piston_final`` (x of the piston at t_N, m), ``piston_error`` (the distance ‖x_N − target‖) and the
-    ``dropped_constraints``."""
+    ``dropped_constraints`` and ``partition_condition_max`` (the largest cond(J_d) over the nodes)."""
     import pyomo.environ as pyo
+
+    from pyomo_mbdyn.mechanics.loops import partition_condition
 
     x_final = float(pyo.value(model.dyn.body["piston"].q[model.dyn.config.steps, "x"]))
     return {"piston_final": x_final, "piston_error": abs(x_final - model.piston_target),
-            "dropped_constraints": list(model.dyn.dropped_constraints)}
+            "dropped_constraints": list(model.dyn.dropped_constraints),
+            "partition_condition_max": max(partition_condition(model.dyn.system, q)
+                                           for q in model.dyn.configuration_values())}

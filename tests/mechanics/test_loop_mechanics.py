@@ -147,3 +147,17 @@ def test_failing_closure_is_a_named_error():
     w[system.loop_reduction.d_index] = 40.0  # a start far off the branch
     with pytest.raises(LoopReductionError, match="do not close"):
         close_loops(system, w, system.q0, max_iter=3)
+
+
+def test_partition_condition_grows_towards_a_dead_centre_of_the_piston():
+    """The slider-crank parametrised by its piston: near the outer dead centre (crank along e₁) the
+    crank angle is no longer determined by the piston (cond J_d → ∞); by the crank it stays regular."""
+    from pyomo_mbdyn.mechanics.loops import partition_condition
+
+    by_crank = examples.slider_crank()
+    by_piston = examples.slider_crank()
+    by_piston.choose_independent("P.slide")
+    q = move_independent(by_crank, [-np.pi / 2 + 1e-3], by_crank.q0)  # the crank 1 mrad before e₁
+    assert partition_condition(by_crank, q) < 10
+    assert partition_condition(by_piston, q) > 1e3
+    assert partition_condition(examples.pendulum(), examples.pendulum().q0) == 1.0
