@@ -14,7 +14,7 @@ revolute D closes the loop.  Of D's five rows three repeat the others (the
 loop is planar, written in 3-D): D[2], D[3], D[4] are left out of every
 scheme so that the Newton and KKT matrices stay regular
 (``dropped_constraints``).  They still hold at every node: ``loop_closure``
-is the largest |Φ_i(q_k)| over all m rows, the dropped ones included.  The
+is the largest ‖Φ_i(q_k)‖ over all m rows, the dropped ones included.  The
 crank joint A is actuated (u is minus the applied torque:
 M v̇ + ∇V + Gᵀγ + Bᵀu = 0) and is the independent coordinate; B and C follow
 from loop closure.
@@ -30,18 +30,19 @@ transform).  The initial guess interpolates the crank angle with every node
 closed (:func:`~pyomo_mbdyn.ocp.interpolated_trajectory`).
 
 Measured (casadi_ipopt, default options, N = 20, default target and horizon):
-J = 60.95141724 (bem), 60.95141724 (rem; 7.4e-15 relative from bem),
+J = 60.95141724 (bem), 60.95141724 (rem; 7.8e-15 relative from bem),
 61.11601913 (dmocc), 61.11601913 (dmocc_lm; 1.2e-12 relative from dmocc).
-Loop closure 7.8e-16 (bem), 4.9e-15 (rem), 5.3e-13 (dmocc), 7.8e-16
-(dmocc_lm) m; energy balance max |E_k − E₀| with E = T + V + W: 4.3e-14 J
-(bem), 8.5e-14 J (rem) of E₀ = 51.1 J — the energy-momentum schemes keep it
-exactly — and 3.9e-2 J for the DMOCC schemes (variational: bounded, not
-constant).  The largest force in the closing joint, max |γ_D|:
-55.08 N (bem), 55.12 N (dmocc_lm).
+Loop closure (all m rows, every node) 7.8e-16 (bem), 8.9e-16 (rem), 5.3e-13
+(dmocc), 7.8e-16 (dmocc_lm); energy balance max ‖E_k − E₀‖ with
+E = T + V + W: 4.3e-14 J (bem), 3.6e-14 J (rem) of E₀ = 51.0 J — the
+energy-momentum schemes keep it exactly — and 3.9e-2 J for both DMOCC
+schemes (variational: bounded, not constant).  The largest force in the
+closing joint, max ‖γ_D‖: 55.08 N (bem), 55.12 N (dmocc_lm).
 
 ``evaluate`` adds ``objective``, ``loop_closure`` (m), ``energy_balance`` (J),
-``dropped_constraints`` and, for the multiplier schemes (bem, dmocc_lm),
-``closing_joint_force_max`` = max |γ_D| (N), the norm of the two kept rows
+``dropped_constraints``, ``partition_condition_max`` (the largest cond(J_d)
+over the nodes) and, for the multiplier schemes (bem, dmocc_lm),
+``closing_joint_force_max`` = max ‖γ_D‖ (N), the norm of the two kept rows
 D[0], D[1] (x, y) — per interval for bem, per node k < N for dmocc_lm.
 γ_D is the force the rocker exerts on the ground pivot D (the ground pushes
 the rocker with −γ_D; Φ_D = rocker point − D).
@@ -69,7 +70,7 @@ CLOSING_JOINT = "D"
 #: the options of ``build`` (``pyomo-mbdyn list --options four-bar``)
 OPTIONS = {
     "target": "the crank's turn from the assembled configuration [rad], counter-clockwise positive, "
-              "|target| < π (default π/2)",
+              "−π < target < π (default π/2)",
     "horizon": "the duration T of the motion [s], positive (default 1)",
 }
 
@@ -114,8 +115,8 @@ def build(scheme="bem", steps=STEPS, target=TARGET, horizon=HORIZON):
     check_scheme(scheme, "four-bar")
     target, horizon = _finite("target", target), _finite("horizon", horizon)
     if not abs(target) < np.pi:
-        raise ConfigurationError(f"four-bar: target = {target!r} rad is a turn of π or more; the final "
-                                 f"configuration is stated on the branch of the start: |target| < π")
+        raise ConfigurationError(f"four-bar: target must lie within (-π, π) rad of the assembled crank angle "
+                                 f"(the final configuration is stated on the branch of the start), got {target!r}")
     if not horizon > 0:
         raise ConfigurationError(f"four-bar: horizon must be positive [s], got {horizon!r}")
     system = build_system()
@@ -131,13 +132,13 @@ def build(scheme="bem", steps=STEPS, target=TARGET, horizon=HORIZON):
 
 
 def loop_closure(system, q):
-    """max_k max_i |Φ_i(q_k)| over every node and all m constraint rows — internal, tree
+    """max_k max_i ‖Φ_i(q_k)‖ over every node and all m constraint rows — internal, tree
     joints and the loop joint's, the dropped rows included."""
     return float(max(np.abs(np.asarray(system.constraints(qk), float)).max() for qk in np.atleast_2d(q)))
 
 
 def energy_balance(dyn):
-    """max_k |E_k − E₀|, E = T + V + W + D (W = h Σ u·ν the work done by the system on the
+    """max_k ‖E_k − E₀‖, E = T + V + W + D (W = h Σ u·ν the work done by the system on the
     actuators, D the dissipation; :func:`pyomo_mbdyn.diagnostics.conservation_table`)."""
     energy = dyn.diagnostics()["E"].to_numpy()
     return float(np.abs(energy - energy[0]).max())
@@ -157,6 +158,14 @@ def closing_joint_forces(dyn, joint=CLOSING_JOINT):
     return np.array([[pyo.value(block.lam[k, r]) for r in block.rows] for k in steps])
 
 
+def partition_condition_max(dyn):
+    """max_k cond(J_d(q_k)) over the nodes (:func:`pyomo_mbdyn.mechanics.loops.partition_condition`):
+    how well the dependent coordinates are determined by the independent ones along the motion."""
+    from pyomo_mbdyn.mechanics.loops import partition_condition
+
+    return max(partition_condition(dyn.system, q) for q in dyn.configuration_values())
+
+
 def objective_value(model):
     """The value of the model's active objective."""
     import pyomo.environ as pyo
@@ -166,13 +175,14 @@ def objective_value(model):
 
 def evaluate(model):
     """``objective``, ``loop_closure`` (m, all rows), ``energy_balance`` (J),
-    ``dropped_constraints`` and, for bem and dmocc_lm, ``closing_joint_force_max``
-    = max |γ_D| (N)."""
+    ``dropped_constraints``, ``partition_condition_max`` (the largest cond(J_d) over the
+    nodes) and, for bem and dmocc_lm, ``closing_joint_force_max`` = max ‖γ_D‖ (N)."""
     dyn = model.dyn
     out = {"objective": objective_value(model),
            "loop_closure": loop_closure(dyn.system, dyn.trajectory().q),
            "energy_balance": energy_balance(dyn),
-           "dropped_constraints": list(dyn.system.dropped_constraints)}
+           "dropped_constraints": list(dyn.system.dropped_constraints),
+           "partition_condition_max": partition_condition_max(dyn)}
     forces = closing_joint_forces(dyn)
     if forces is not None:
         out["closing_joint_force_max"] = float(np.linalg.norm(forces, axis=1).max())

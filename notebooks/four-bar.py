@@ -16,7 +16,7 @@
 # %% [markdown]
 # # A four-bar linkage: optimal control of a closed loop
 #
-# A crank-rocker (crank A→B 0.4 m, coupler B→C 1.79 m, rocker D→C 1.22 m, ground
+# A crank-rocker (crank A→B 0.4 m, coupler B→C 1.789 m, rocker D→C 1.204 m, ground
 # A–D 1.5 m; slender bars of 1, 4 and 3 kg) under gravity along −e₂.  The
 # spanning tree ground–crank–coupler–rocker has the joint coordinates of A, B
 # and C; the revolute **D** closes the loop.  Its five rows hold the pin to the

@@ -59,7 +59,7 @@ def four_bar(points=((0, 0, 0), (0, 0.4, 0), (1.6, 1.2, 0), (1.5, 0, 0)), masses
     (:func:`bar`), revolutes about e₃ at the ground pivots A and D and at B and C.  The spanning
     tree is ground–crank–coupler–rocker (joints ``A``, ``B``, ``C``); ``D`` closes the loop, and
     three of its five rows repeat the others (the loop is planar).  The default geometry is a
-    Grashof crank-rocker (crank 0.4 m, coupler 1.79 m, rocker 1.22 m, ground 1.5 m: the crank
+    Grashof crank-rocker (crank 0.4 m, coupler 1.789 m, rocker 1.204 m, ground 1.5 m: the crank
     turns fully); the crank ``A`` carries the control and is the independent coordinate.
 
     Examples
