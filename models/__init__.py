@@ -6,6 +6,7 @@ model; ``pyomo-mbdyn list`` shows what is here, with each module's
 """
 
 import importlib
+import math
 
 #: model name → module; each module's ``DESCRIPTION`` is its one-line description
 MODELS = {
@@ -84,3 +85,18 @@ def model_build(build):
         return build(*args, **kwds)
 
     return checked
+
+
+def finite_option(model, name, value, unit=""):
+    """``float(value)`` of a model option, or a :class:`~pyomo_mbdyn.errors.ConfigurationError`
+    naming the model, the option (with its ``unit``, e.g. ``"[m/s²]"``) and the bad value."""
+    from pyomo_mbdyn.errors import ConfigurationError
+
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if not math.isfinite(number):
+        raise ConfigurationError(f"{model}: {name} must be a finite number{' ' + unit if unit else ''}, "
+                                 f"got {value!r}")
+    return number

@@ -51,7 +51,7 @@ the rocker with −γ_D; Φ_D = rocker point − D).
 import numpy as np
 
 from pyomo_mbdyn.mechanics import examples
-from pyomo_mbdyn.models import model_build
+from pyomo_mbdyn.models import finite_option, model_build
 
 __all__ = ["build_system", "build", "evaluate", "loop_closure", "energy_balance", "closing_joint_forces",
            "DESCRIPTION", "STEPS", "HORIZON", "TARGET", "SCHEMES"]
@@ -80,19 +80,6 @@ def build_system():
     return examples.four_bar()
 
 
-def _finite(name, value, model="four-bar"):
-    """``float(value)``, or a ConfigurationError naming the option ``name``."""
-    from pyomo_mbdyn.errors import ConfigurationError
-
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = float("nan")
-    if not np.isfinite(number):
-        raise ConfigurationError(f"{model}: {name} must be a finite number, got {value!r}")
-    return number
-
-
 def check_scheme(scheme, model):
     """Refuse a scheme that cannot close a loop (gc, rattle, …), naming the ones that can."""
     from pyomo_mbdyn.errors import ConfigurationError
@@ -113,7 +100,7 @@ def build(scheme="bem", steps=STEPS, target=TARGET, horizon=HORIZON):
     from pyomo_mbdyn.schemes import scheme_block
 
     check_scheme(scheme, "four-bar")
-    target, horizon = _finite("target", target), _finite("horizon", horizon)
+    target, horizon = finite_option("four-bar", "target", target), finite_option("four-bar", "horizon", horizon)
     if not abs(target) < np.pi:
         raise ConfigurationError(f"four-bar: target must lie within (-π, π) rad of the assembled crank angle "
                                  f"(the final configuration is stated on the branch of the start), got {target!r}")

@@ -38,8 +38,8 @@ rows), ``energy_balance`` (J), ``dropped_constraints`` and
 import numpy as np
 
 from pyomo_mbdyn.mechanics import examples
-from pyomo_mbdyn.models import model_build
-from pyomo_mbdyn.models.four_bar import SCHEMES, _finite, check_scheme, energy_balance, loop_closure, \
+from pyomo_mbdyn.models import finite_option, model_build
+from pyomo_mbdyn.models.four_bar import SCHEMES, check_scheme, energy_balance, loop_closure, \
     objective_value, partition_condition_max
 
 __all__ = ["build_system", "build", "evaluate", "crank_angle", "piston_position", "DESCRIPTION", "STEPS",
@@ -80,7 +80,7 @@ def _reachable(target):
     """The target as a float, or a ConfigurationError naming it and the reachable range."""
     from pyomo_mbdyn.errors import ConfigurationError
 
-    target = _finite("target", target, "slider-crank")
+    target = finite_option("slider-crank", "target", target)
     if not ROD - CRANK < target < ROD + CRANK:
         raise ConfigurationError(
             f"slider-crank: target = {target!r} m is not reachable without a dead centre; the piston reaches "

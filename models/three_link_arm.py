@@ -69,7 +69,7 @@ angles (:mod:`pyomo_mbdyn.models.three_link_arm_dnco`, thesis Ch. 8).
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-from pyomo_mbdyn.models import model_build
+from pyomo_mbdyn.models import finite_option, model_build
 
 __all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "ALPHA0", "ALPHAF",
            "joint_angles"]
@@ -192,12 +192,7 @@ def build(scheme="rem", steps=None, case="free", configurations=None, keep_motor
                                  f"an integer in 1..3 (or None: all), got {keep_motors!r}")
     if guess not in GUESSES:
         raise ConfigurationError(f"three-link-arm: guess must be one of {GUESSES}, got {guess!r}")
-    try:
-        gravity = float(gravity)
-    except (TypeError, ValueError):
-        gravity = float("nan")
-    if not np.isfinite(gravity):
-        raise ConfigurationError(f"three-link-arm: gravity must be a finite number [m/s²], got {gravity!r}")
+    gravity = finite_option("three-link-arm", "gravity", gravity, "[m/s²]")
     system = build_system(DAMPING if case == "damped" else 0.0, gravity)
     m = pyo.ConcreteModel("three-link-arm")
     form = CONFIGURATIONS.get(record(scheme).name) if configurations is None else configurations

@@ -528,20 +528,33 @@ def plot_coordinates(t, q, names=None, ax=None, *, units=None, time_unit="s"):
     t = np.asarray(t, dtype=float)
     if t.ndim != 1 or q.ndim != 2 or t.shape[0] != q.shape[0] or q.shape[1] == 0:
         raise ConfigurationError(f"q must be (N+1, n ≥ 1) for N+1 node times; got t {t.shape}, q {q.shape}")
-    names = [f"q{i}" for i in range(q.shape[1])] if names is None else list(names)
-    if len(names) != q.shape[1]:
-        raise ConfigurationError(f"names has {len(names)} entries for {q.shape[1]} coordinates")
-    units = _units_of(names, "q", units)
+    names = _column_names(names, q.shape[1], "q", "coordinates")
+    return _draw_by_unit(ax, names, _units_of(names, "q", units),
+                         lambda panel, j, label: panel.plot(t, q[:, j], marker=".", color=_color(j), label=label),
+                         lambda _: "q", time_unit, "coordinates at the nodes")
+
+
+def _column_names(names, count, prefix, what):
+    """``names`` as a list of ``count`` entries (default ``prefix0, prefix1, …``)."""
+    names = [f"{prefix}{i}" for i in range(count)] if names is None else list(names)
+    if len(names) != count:
+        raise ConfigurationError(f"names has {len(names)} entries for {count} {what}")
+    return names
+
+
+def _draw_by_unit(ax, names, units, draw, quantity, time_unit, title):
+    """One panel per unit (stacked in a new figure, or all on ``ax``): ``draw(panel, column, label)``
+    for every column, legend entries naming the unit when units are mixed; y labels by
+    ``quantity(unit)``.  Returns the (first) axes."""
     groups = _groups(units)
     axes = _panels(ax, len(groups), (7.5, 4))
     mixed = len(groups) > 1
-    for panel, (u, columns) in zip(axes, groups.items()):
+    for panel, (unit_, columns) in zip(axes, groups.items()):
         for j in columns:
-            label = f"{names[j]} [{u or '?'}]" if mixed else names[j]
-            panel.plot(t, q[:, j], marker=".", color=_color(j), label=label)
+            draw(panel, j, f"{names[j]} [{unit_ or '?'}]" if mixed else names[j])
         panel.legend()
-    _label_panels(axes, groups, lambda _: "q", time_unit)
-    axes[0].set_title("coordinates at the nodes")
+    _label_panels(axes, groups, quantity, time_unit)
+    axes[0].set_title(title)
     if ax is None:
         axes[0].figure.tight_layout()
     return axes[0]
@@ -599,23 +612,10 @@ def plot_controls(t, u, names=None, ax=None, *, units=None, time_unit="s"):
             f"t must hold N+1 node times for u of shape (N, n_act); got t {t.shape}, u {u.shape}")
     if u.shape[1] == 0:
         raise ConfigurationError("u has no columns: the system has no actuated coordinates to plot")
-    names = [f"u{a}" for a in range(u.shape[1])] if names is None else list(names)
-    if len(names) != u.shape[1]:
-        raise ConfigurationError(f"names has {len(names)} entries for {u.shape[1]} control columns")
-    units = _units_of(names, "u", units)
-    groups = _groups(units)
-    axes = _panels(ax, len(groups), (7.5, 4))
-    mixed = len(groups) > 1
-    for panel, (unit_, columns) in zip(axes, groups.items()):
-        for a in columns:
-            label = f"{names[a]} [{unit_ or '?'}]" if mixed else names[a]
-            panel.stairs(u[:, a], t, label=label, baseline=None, color=_color(a))
-        panel.legend()
-    _label_panels(axes, groups, _control_label, time_unit)
-    axes[0].set_title("controls (constant on each interval)")
-    if ax is None:
-        axes[0].figure.tight_layout()
-    return axes[0]
+    names = _column_names(names, u.shape[1], "u", "control columns")
+    return _draw_by_unit(ax, names, _units_of(names, "u", units),
+                         lambda panel, a, label: panel.stairs(u[:, a], t, label=label, baseline=None, color=_color(a)),
+                         _control_label, time_unit, "controls (constant on each interval)")
 
 
 def _momentum_label(column, info):

@@ -159,14 +159,8 @@ def full_controls(system, u):
     --------
     A two-link arm with a motor at the elbow only:
 
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
-    >>> upper = RigidBody("upper", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> fore = RigidBody("fore", 1.0, (0.1, 0.1, 0.02), position=(1.5, 0, 0))
-    >>> arm = MultibodySystem("arm")
-    >>> arm.add_bodies(upper, fore)
-    >>> arm.add_joints(Revolute("shoulder", None, upper, location=(0, 0, 0), axis=(0, 0, 1)),
-    ...                Revolute("elbow", upper, fore, location=(1, 0, 0), axis=(0, 0, 1)))
-    >>> arm.actuate("elbow")
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> arm = examples.double_pendulum(actuated=["elbow"])
     >>> arm.velocities, full_controls(arm, [0.5])
     (['shoulder.angle', 'elbow.angle'], [0.0, 0.5])
     """

@@ -10,7 +10,7 @@ from .bodies import RigidBody
 from .joints import Prismatic, Revolute, Spherical
 from .system import MultibodySystem
 
-__all__ = ["pendulum", "bar", "four_bar", "slider_crank", "spatial_four_bar"]
+__all__ = ["pendulum", "double_pendulum", "bar", "four_bar", "slider_crank", "spatial_four_bar"]
 
 
 def pendulum(actuated=True, gravity=(0, -9.81, 0)):
@@ -30,6 +30,29 @@ def pendulum(actuated=True, gravity=(0, -9.81, 0)):
     system.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
     if actuated:
         system.actuate("hinge")
+    return system
+
+
+def double_pendulum(actuated=("shoulder", "elbow"), gravity=(0.0, 0.0, 0.0)):
+    """Two links (mass 1, Euler values (0.1, 0.1, 0.02), centres at (0.5, 0, 0) and (1.5, 0, 0)):
+    ``"upper"`` hinged to the ground at the origin (revolute ``"shoulder"`` about e₃), ``"fore"``
+    on it at (1, 0, 0) (revolute ``"elbow"``): the system ``"arm"``, with motors on the joints
+    named in ``actuated``.
+
+    Examples
+    --------
+    >>> arm = double_pendulum(actuated=["elbow"])
+    >>> arm.velocities, arm.actuated
+    (['shoulder.angle', 'elbow.angle'], ['elbow.angle'])
+    """
+    upper = RigidBody("upper", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    fore = RigidBody("fore", 1.0, (0.1, 0.1, 0.02), position=(1.5, 0, 0))
+    system = MultibodySystem("arm", gravity=gravity)
+    system.add_bodies(upper, fore)
+    system.add_joints(Revolute("shoulder", None, upper, location=(0, 0, 0), axis=(0, 0, 1)),
+                      Revolute("elbow", upper, fore, location=(1, 0, 0), axis=(0, 0, 1)))
+    for joint in actuated:
+        system.actuate(joint)
     return system
 
 

@@ -40,17 +40,10 @@ def fix_actuators(model, kept, problem=None):
     A two-link arm with motors at shoulder and elbow, of which one is to be kept:
 
     >>> import pyomo.environ as pyo
-    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+    >>> from pyomo_mbdyn.mechanics import examples
     >>> from pyomo_mbdyn.ocp import OptimalControlProblem
     >>> from pyomo_mbdyn.schemes import REMBlock
-    >>> upper = RigidBody("upper", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
-    >>> fore = RigidBody("fore", 1.0, (0.1, 0.1, 0.02), position=(1.5, 0, 0))
-    >>> arm = MultibodySystem("arm")
-    >>> arm.add_bodies(upper, fore)
-    >>> arm.add_joints(Revolute("shoulder", None, upper, location=(0, 0, 0), axis=(0, 0, 1)),
-    ...                Revolute("elbow", upper, fore, location=(1, 0, 0), axis=(0, 0, 1)))
-    >>> arm.actuate("shoulder")
-    >>> arm.actuate("elbow")
+    >>> arm = examples.double_pendulum()
     >>> m = pyo.ConcreteModel()
     >>> m.dyn = REMBlock(system=arm, steps=4, horizon=1.0)
     >>> m.problem = OptimalControlProblem(m.dyn)
