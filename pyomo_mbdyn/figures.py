@@ -13,6 +13,7 @@ import importlib
 from pathlib import Path
 
 from . import plotting
+from .atomic import atomic_write
 from .errors import ConfigurationError
 from .mechanics import MultibodySystem
 from .schemes.base import coordinate_names
@@ -94,10 +95,12 @@ def paper_figures(model_name, dyn):
 
 
 def _save(fig, path, caption=None):
+    """Write ``fig`` to ``path`` atomically, in the format its suffix names (``.png``)."""
     if caption:
         fig.text(0.5, 0.006, caption, ha="center", va="bottom", fontsize=9, style="italic")
         fig.tight_layout(rect=(0, 0.04, 1, 1))
-    fig.savefig(path, dpi=100)
+    with atomic_write(path, "wb", what="figure") as f:
+        fig.savefig(f, format=Path(path).suffix.lstrip(".").lower() or None, dpi=100)
     return path
 
 
@@ -114,7 +117,9 @@ def model_figures(model_name, model, directory):
     (:func:`plot_conservation` of ``model.dyn.diagnostics()``, with the
     trajectory for the momentum balances).  The figures show the current
     variable values (solved or not); a caption names the paper figure each
-    corresponds to (:func:`paper_figures`).
+    corresponds to (:func:`paper_figures`).  Each file is written atomically
+    (:func:`~pyomo_mbdyn.atomic.atomic_write`): an old figure stays as it was
+    until the new one is complete.
     """
     if not isinstance(model_name, str) or not model_name or any(c in model_name for c in "/\\"):
         raise ConfigurationError(f"model_name must be a non-empty file-name-safe string, got {model_name!r}")

@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .atomic import atomic_write
 from .errors import ConfigurationError, InputTypeError
 from .trajectory import Trajectory, check_destination, unit
 
@@ -359,7 +360,9 @@ def animate_html(trajectory, path, system=None, title=None):
         The ``.html`` file to write.  A missing directory is created; a path that
         is a directory, lies under a file or cannot be written raises
         :class:`~pyomo_mbdyn.errors.DestinationError` (an ``OSError``) before
-        anything is drawn.
+        anything is drawn.  The page is written atomically
+        (:func:`~pyomo_mbdyn.atomic.atomic_write`): an old file at ``path`` stays
+        as it was until the new page is complete.
     system : MultibodySystem, optional
         Default: the trajectory's own (``trajectory.system``); required for a
         trajectory loaded from an archive.  A system without bodies in space
@@ -377,5 +380,6 @@ def animate_html(trajectory, path, system=None, title=None):
                        default_height="100vh", config=dict(displaylogo=False, responsive=True))
     head = f"<title>{fig.layout.title.text}</title><style>body {{margin: 0}}</style>"  # the title is escaped
     page = page.replace("</head>", head + "</head>", 1)
-    path.write_text(page, encoding="utf-8")
+    with atomic_write(path, "w", encoding="utf-8", what="HTML view") as f:
+        f.write(page)
     return path

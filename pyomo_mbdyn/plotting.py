@@ -49,6 +49,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
+from .atomic import atomic_path, probe_directory
 from .errors import ConfigurationError, DestinationError
 from .html_view import animate_html  # the interactive HTML view (plotly); it imports this module lazily
 from .balance import _scheme_record, energy_statement, momentum_balance
@@ -867,7 +868,9 @@ def animate(system, q, path, fps=10, t=None, dpi=80, box=True):
     The destination is checked before anything is drawn: a missing directory is
     created (with its parents); a path that is a directory, lies under a file or
     cannot be written raises :class:`~pyomo_mbdyn.errors.DestinationError` (an
-    ``OSError``) naming it.
+    ``OSError``) naming it.  The GIF is written atomically
+    (:func:`~pyomo_mbdyn.atomic.atomic_path`): an old file at ``path`` stays as it
+    was until the new one is complete.
     """
     from matplotlib.animation import PillowWriter
 
@@ -888,7 +891,7 @@ def animate(system, q, path, fps=10, t=None, dpi=80, box=True):
     skeleton = _skeleton(system, q)
     centres = np.array([[phi for _, phi, _, _ in body_geometry(system, qk)] for qk in q])
     writer = PillowWriter(fps=fps)
-    with writer.saving(fig, str(path), dpi):
+    with atomic_path(path, what="animation") as temporary, writer.saving(fig, str(temporary), dpi):
         for k in range(q.shape[0]):
             ax.cla()
             _draw_configuration(ax, system, q[k], box=box)
@@ -928,12 +931,9 @@ def output_directory(directory):
     if not ancestor.is_dir():
         where = "it is" if ancestor == directory else f"{str(ancestor)!r} is"
         raise DestinationError(f"cannot write figures into {str(directory)!r}: {where} a file, not a directory")
-    probe = directory / ".pyomo_mbdyn-write-test"
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        with open(probe, "ab"):
-            pass
-        probe.unlink()
+        probe_directory(directory)  # a uniquely named probe: plots of other processes in parallel never meet it
     except OSError as err:
         raise DestinationError(f"cannot write figures into {str(directory)!r}: {err.strerror or err}") from None
     return directory
