@@ -6,7 +6,10 @@ model; ``pyomo-mbdyn list`` shows what is here, with each module's
 """
 
 import importlib
+import inspect
 import math
+import functools
+import numbers
 
 #: model name → module; each module's ``DESCRIPTION`` is its one-line description
 MODELS = {
@@ -41,7 +44,6 @@ def options(name):
     """The options of model ``name``'s ``build()``: a list of ``{"name", "default",
     "description"}`` in signature order, described by the module's ``OPTIONS`` dict
     (``pyomo-mbdyn list --options MODEL``; ``--set KEY=VALUE`` passes them)."""
-    import inspect
 
     if name not in MODELS:
         from pyomo_mbdyn.errors import ConfigurationError
@@ -65,9 +67,9 @@ def model_build(build):
     """Decorator of a model module's ``build``: an option it does not take is a
     :class:`~pyomo_mbdyn.errors.ConfigurationError` naming the model and listing the
     options it takes (as ``pyomo-mbdyn run --set`` reports it), not Python's bare
-    ``TypeError``.  The signature is kept (``inspect.signature`` follows it)."""
-    import functools
-    import inspect
+    ``TypeError``; ``steps`` and ``scheme`` are checked (:func:`check_steps`,
+    :func:`check_scheme`), and a bool given for an option whose default is a number is
+    refused.  The signature is kept (``inspect.signature`` follows it)."""
 
     parameters = inspect.signature(build).parameters
     open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
@@ -76,15 +78,48 @@ def model_build(build):
 
     @functools.wraps(build)
     def checked(*args, **kwds):
+        from pyomo_mbdyn.errors import ConfigurationError
+
         unknown = [] if open_ended else sorted(set(kwds) - set(parameters))
         if unknown:
-            from pyomo_mbdyn.errors import ConfigurationError
-
             offered = [p for p in parameters if p not in ("scheme", "steps")]
             raise ConfigurationError(f"model {name!r} takes no option {unknown[0]!r}; its options are {offered}")
+        bound = inspect.signature(build).bind_partial(*args, **kwds).arguments
+        for key, value in bound.items():  # True is not 1: --set mass=true was a 1 kg mass
+            default = parameters[key].default if key in parameters else None
+            if isinstance(value, bool) and isinstance(default, numbers.Real) and not isinstance(default, bool):
+                raise ConfigurationError(f"{name}: option {key!r} must be a number, got {value!r}")
+        if bound.get("steps") is not None:
+            check_steps(name, bound["steps"])
+        if "scheme" in bound:
+            check_scheme(name, bound["scheme"])
         return build(*args, **kwds)
 
     return checked
+
+
+def check_steps(model, steps):
+    """``steps`` as an ``int`` ≥ 1, or a :class:`~pyomo_mbdyn.errors.ConfigurationError`
+    naming the model and the bad value (a bool, a float such as 1e400 or 2.5, a string)."""
+    from pyomo_mbdyn.errors import ConfigurationError
+
+    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
+        raise ConfigurationError(f"{model}: steps must be a positive integer (the number of time steps N), "
+                                 f"got {steps!r}")
+    return int(steps)
+
+
+def check_scheme(model, scheme, offered=None):
+    """``scheme`` as given, or a :class:`~pyomo_mbdyn.errors.ConfigurationError` naming the
+    model and the bad value: not a name, or not one of the schemes the model ``offered``
+    (its module's ``SCHEMES``, when it declares them)."""
+    from pyomo_mbdyn.errors import ConfigurationError
+
+    if not isinstance(scheme, str):
+        raise ConfigurationError(f"{model}: scheme must be a scheme name (pyomo-mbdyn run --scheme), got {scheme!r}")
+    if offered is not None and scheme not in offered:
+        raise ConfigurationError(f"{model}: scheme {scheme!r} not offered; use one of {list(offered)}")
+    return scheme
 
 
 def finite_option(model, name, value, unit=""):
@@ -93,8 +128,8 @@ def finite_option(model, name, value, unit=""):
     from pyomo_mbdyn.errors import ConfigurationError
 
     try:
-        number = float(value)
-    except (TypeError, ValueError):
+        number = float("nan") if isinstance(value, (bool, str)) else float(value)
+    except (TypeError, ValueError, OverflowError):
         number = float("nan")
     if not math.isfinite(number):
         raise ConfigurationError(f"{model}: {name} must be a finite number{' ' + unit if unit else ''}, "

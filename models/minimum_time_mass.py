@@ -72,7 +72,8 @@ def build_system(mass=MASS):
 
 
 def _check(name, value, positive=True):
-    if not (isinstance(value, (int, float)) and np.isfinite(value) and (value > 0 or not positive)):
+    if isinstance(value, bool) or not (isinstance(value, (int, float)) and np.isfinite(value)
+                                       and (value > 0 or not positive)):
         from pyomo_mbdyn.errors import ConfigurationError
 
         raise ConfigurationError(f"minimum-time-mass: option {name!r} must be a positive number, got {value!r}")

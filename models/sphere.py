@@ -17,12 +17,15 @@ has a vanishing Jacobian at the solution, spec §0.5).
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, RigidBody
-from pyomo_mbdyn.models import model_build
+from pyomo_mbdyn.models import check_scheme, model_build
 
-__all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "AXIS", "TARGET"]
+__all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "AXIS", "TARGET", "SCHEMES"]
 
 DESCRIPTION = "rigid sphere, rest to rest with three turns, minimum control effort (DMOCC §7.1)"
 STEPS, HORIZON = 30, 3.0
+#: the schemes that carry the sphere's full turn: the director forms (the chart of
+#: ``gc`` has a rotation vector, singular at 2π; ``quaternion`` and ``dnco`` have no controls)
+SCHEMES = ("dmocc", "dmocc_lm", "bem", "rem", "rattle")
 RADIUS, DENSITY = 0.05, 27000.0
 START, TARGET = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 2.0])
 AXIS = np.array([-1.0, 1.0, 1.0]) / np.sqrt(3)
@@ -81,6 +84,7 @@ def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, configurations=None,
         raise ConfigurationError(f"sphere: target must be 3 finite numbers (a position in m), got {target.tolist()}")
     if isinstance(turns, bool) or not isinstance(turns, (int, np.integer)) or turns < 0:
         raise ConfigurationError(f"sphere: turns must be a non-negative integer, got {turns!r}")
+    check_scheme("sphere", scheme, SCHEMES)
     system = build_system()
     m = pyo.ConcreteModel("sphere")
     options = {}

@@ -43,12 +43,14 @@ Examples
 
 import json
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from .atomic import atomic_write, file_kind, probe_directory
 from .errors import ConfigurationError, DestinationError, MissingFileError, ResultsFileError
 
 __all__ = ["Trajectory", "load", "column_names", "check_destination", "unit", "FORMAT", "FORMAT_VERSION"]
@@ -70,9 +72,13 @@ def check_destination(path, what="file", create_directory=False):
     Raises :class:`~pyomo_mbdyn.errors.DestinationError` (an ``OSError``) naming
     ``path`` when it is a directory, when a directory on its way is a file, when
     its directory does not exist (with ``create_directory`` it is created, as
-    plotting does), or when the file system refuses to create it (permissions,
-    read-only).  The check creates the file and removes it again if it did not
-    exist.  Returns ``path`` as a :class:`~pathlib.Path`.
+    plotting does), when it exists but is a named pipe, a device or another
+    non-regular file, or when the file system refuses to write it (a read-only
+    file, no permission to make files in its directory, a read-only file
+    system).  The check never creates, changes or removes ``path`` itself (a
+    reader of ``path`` never sees it come and go): it makes and removes a
+    uniquely named file beside it, where :func:`~pyomo_mbdyn.atomic.atomic_write`
+    will write.  Returns ``path`` as a :class:`~pathlib.Path`.
 
     Examples
     --------
@@ -111,14 +117,16 @@ def check_destination(path, what="file", create_directory=False):
         except OSError as err:
             raise DestinationError(f"cannot write the {what} {str(path)!r}: cannot create the directory "
                                    f"{str(path.parent)!r} ({err.strerror or err})") from None
-    existed = path.exists()
+    kind = file_kind(path)
+    if kind not in (None, "a regular file"):  # opening a named pipe would block
+        raise DestinationError(f"cannot write the {what} {str(path)!r}: it is {kind}, not a regular file")
     try:
-        with open(path, "ab"):
-            pass
+        if kind is not None:
+            with open(path, "ab"):  # a read-only file is refused, as open(path, "w") refuses it
+                pass
+        probe_directory(Path(os.path.realpath(path)).parent)  # where the atomic write puts its temporary file
     except OSError as err:
         raise DestinationError(f"cannot write the {what} {str(path)!r}: {err.strerror or err}") from None
-    if not existed:
-        path.unlink()
     return path
 
 
@@ -213,7 +221,40 @@ def _names(value, what, length, columns_of):
     if len(names) != length:
         raise ConfigurationError(
             f"Trajectory: {what} has {len(names)} names but {columns_of} has {length} columns")
+    seen = {}
+    for column, name in enumerate(names):
+        if name in seen:
+            raise ConfigurationError(
+                f"Trajectory: {what} must be distinct (a column is found by its name), but {name!r} names "
+                f"the columns {seen[name]} and {column} of {columns_of}")
+        seen[name] = column
     return names
+
+
+def _check_times(t):
+    """Node times: real, finite and strictly increasing (time runs forward)."""
+    if t.dtype.kind not in "iuf":
+        raise ConfigurationError(f"Trajectory: t must hold real node times (integers or floats), got dtype "
+                                 f"{t.dtype}")
+    bad = np.flatnonzero(~np.isfinite(t))
+    if bad.size:
+        raise ConfigurationError(f"Trajectory: the node times t must be finite; t[{bad[0]}] is {t[bad[0]].item()!r}")
+    back = np.flatnonzero(t[1:] <= t[:-1])  # not np.diff: unsigned times would wrap around
+    if back.size:
+        k = int(back[0])
+        raise ConfigurationError(
+            f"Trajectory: the node times t must increase strictly (time runs forward); t[{k}] = "
+            f"{t[k].item()!r} is followed by t[{k + 1}] = {t[k + 1].item()!r}")
+
+
+def _check_step(metadata):
+    """``metadata['h']``, when given, is the step size: a positive finite number (None: unknown)."""
+    h = metadata.get("h")
+    if h is None:
+        return
+    if isinstance(h, bool) or not isinstance(h, (int, float)) or not (math.isfinite(h) and h > 0):
+        raise ConfigurationError(f"Trajectory: metadata['h'] is the step size and must be a positive finite "
+                                 f"number (or None), got {type(h).__name__} {h!r}")
 
 
 def _json_value(value, where):
@@ -283,10 +324,14 @@ class Trajectory:
 
     Notes
     -----
-    Arrays keep their dtype (any bool, integer, float or complex type); they
-    are not copied.  Every inconsistency (shapes, name counts, non-numeric
-    data, metadata JSON cannot hold) raises a :class:`ConfigurationError`
-    (a ``ValueError``) naming the field.
+    Arrays keep their dtype (any bool, integer, float or complex type; the
+    node times ``t`` integer or float); they are not copied.  Every
+    inconsistency (shapes, name counts, non-numeric data, metadata JSON cannot
+    hold) raises a :class:`ConfigurationError` (a ``ValueError``) naming the
+    field, and so does a motion that cannot be one: node times that are not
+    finite or do not increase strictly, a name given to two columns of ``q``,
+    ``u`` or ``nu`` (columns are found by name, e.g. by ``initialize_from``),
+    or a ``metadata['h']`` that is not a positive finite number (or None).
 
     Examples
     --------
@@ -340,12 +385,14 @@ class Trajectory:
                 raise ConfigurationError(
                     f"Trajectory: {name} must have shape (N, columns) = ({N}, ·) (one row per "
                     f"interval), got {array.shape}")
+        _check_times(t)
         self.coordinates = _names(self.coordinates, "coordinates", q.shape[1], "q")
         self.controls = _names(self.controls, "controls", u.shape[1], "u")
         self.velocities = _names(self.velocities, "velocities", nu.shape[1], "nu")
         if not isinstance(self.metadata, dict):
             raise ConfigurationError(f"Trajectory: metadata must be a dict, got {type(self.metadata).__name__}")
         self.metadata = _json_value(self.metadata, "metadata")
+        _check_step(self.metadata)
         if not isinstance(self.extras, dict):
             raise ConfigurationError(f"Trajectory: extras must be a dict, got {type(self.extras).__name__}")
         extras = {}
@@ -442,8 +489,15 @@ class Trajectory:
 
     # -- files -----------------------------------------------------------------
     def save(self, path):
-        """Write the ``.npz`` archive ``path`` (numpy appends ``.npz`` if missing);
-        return the path written."""
+        """Write the ``.npz`` archive ``path`` (``.npz`` is appended if missing);
+        return the path written.
+
+        The write is atomic (:func:`~pyomo_mbdyn.atomic.atomic_write`): a reader of
+        ``path`` sees the old archive or the whole new one, whoever else saves
+        there at the same time; a failed write (a full disk) raises
+        :class:`~pyomo_mbdyn.errors.DestinationError` and leaves the old archive
+        as it was.  A destination that cannot be written is refused before
+        anything is written (:func:`check_destination`)."""
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_name(path.name + ".npz")
@@ -451,7 +505,8 @@ class Trajectory:
         header = {"format": FORMAT, "version": FORMAT_VERSION, "coordinates": list(self.coordinates),
                   "controls": list(self.controls), "velocities": list(self.velocities),
                   "extras": list(self.extras), "metadata": self.metadata}
-        np.savez(path, **{_HEADER: np.array(json.dumps(header, allow_nan=True))}, **self.arrays())
+        with atomic_write(path, "wb", what="results file") as f:
+            np.savez(f, **{_HEADER: np.array(json.dumps(header, allow_nan=True))}, **self.arrays())
         return path
 
     @classmethod
@@ -461,14 +516,19 @@ class Trajectory:
         Raises :class:`~pyomo_mbdyn.errors.MissingFileError` (a
         ``FileNotFoundError``) when ``path`` does not exist and
         :class:`~pyomo_mbdyn.errors.ResultsFileError` (a ``ValueError``) naming
-        the file when it is not such an archive: a directory, a text file, a
-        ``.npy`` array, a truncated or corrupted zip, an ``.npz`` of someone
-        else's arrays, another format version."""
+        the file when it is not such an archive: a directory, a named pipe, a
+        device or another non-regular file (refused before it is opened: reading a
+        named pipe would wait for a writer), a text file, a ``.npy`` array, a
+        truncated or corrupted zip, an ``.npz`` of someone else's arrays, another
+        format version."""
         path = Path(path)
-        if not path.exists():
+        kind = file_kind(path)
+        if kind is None:
             raise MissingFileError(f"no results file {str(path)!r}")
-        if path.is_dir():
+        if kind == "a directory":
             raise ResultsFileError(f"{path}: is a directory, not a results archive")
+        if kind != "a regular file":
+            raise ResultsFileError(f"{path}: is {kind}, not a results archive (a regular .npz file)")
         try:
             archive = np.load(path, allow_pickle=False)
         except Exception as err:  # numpy raises OSError, ValueError, EOFError, BadZipFile … here

@@ -390,7 +390,7 @@ CASES = [
      ConfigurationError, r"MultibodySystem\('pendulum'\): friction coefficients must be ≥ 0, got -1"),
     # -- grid and horizon -------------------------------------------------------------------------
     ("steps-zero", lambda tmp: block(steps=0),
-     ConfigurationError, r"bem block: invalid value for configuration 'steps': .*expected a positive integer, got 0"),
+     ConfigurationError, r"bem block: option 'steps': expected a positive integer, got 0"),
     ("steps-negative", lambda tmp: block(steps=-3),
      ConfigurationError, r"bem block: .*'steps'.*got -3"),
     ("steps-fraction", lambda tmp: block(steps=2.5),

@@ -17,12 +17,14 @@ import pyomo_mbdyn
 MODULES = sorted(info.name for info in pkgutil.walk_packages(pyomo_mbdyn.__path__, "pyomo_mbdyn.")
                  if not info.name.startswith("pyomo_mbdyn.models"))
 #: modules whose docstrings hold examples (a test below keeps this list honest)
-WITH_EXAMPLES = ["pyomo_mbdyn.balance", "pyomo_mbdyn.diagnosis", "pyomo_mbdyn.diagnostics", "pyomo_mbdyn.plotting",
+WITH_EXAMPLES = ["pyomo_mbdyn.atomic", "pyomo_mbdyn.balance", "pyomo_mbdyn.diagnosis", "pyomo_mbdyn.diagnostics",
+                 "pyomo_mbdyn.plotting",
                  "pyomo_mbdyn.discretization.charts", "pyomo_mbdyn.discretization.common",
                  "pyomo_mbdyn.discretization.energy_momentum", "pyomo_mbdyn.discretization.registry",
                  "pyomo_mbdyn.discretization.variational",
                  "pyomo_mbdyn.mechanics.bodies", "pyomo_mbdyn.mechanics.examples", "pyomo_mbdyn.mechanics.hamiltonian",
                  "pyomo_mbdyn.mechanics.joints", "pyomo_mbdyn.mechanics.linalg", "pyomo_mbdyn.mechanics.loops",
+                 "pyomo_mbdyn.mechanics.numeric",
                  "pyomo_mbdyn.mechanics.system",
                  "pyomo_mbdyn.ocp.actuators", "pyomo_mbdyn.ocp.costates", "pyomo_mbdyn.ocp.dnco",
                  "pyomo_mbdyn.ocp.guess", "pyomo_mbdyn.ocp.problem", "pyomo_mbdyn.ocp.solve",

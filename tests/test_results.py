@@ -64,13 +64,18 @@ def trajectories(draw):
         st.none() | st.booleans() | st.integers(-2**60, 2**60) | st.floats() | st.text(max_size=8),
         lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
         max_leaves=8)
-    metadata = draw(st.dictionaries(st.text(max_size=10), json_values, max_size=6))
+    # 'h' is the step size, a positive number (tested with the other constructor checks)
+    metadata = draw(st.dictionaries(st.text(max_size=10).filter(lambda key: key != "h"), json_values, max_size=6))
     names = st.text(max_size=6)
+    # node times: finite and strictly increasing, in any real dtype of the list
+    t_dtype = draw(st.sampled_from(["<f8", ">f8", "<f4", "<f2", "<i8", ">i4", "<u2", "|i1"]))
+    times = np.sort(draw(hnp.arrays(t_dtype, (N + 1,), unique=True, elements=(
+        st.floats(-1e4, 1e4, width=8 * int(t_dtype[-1])).map(lambda x: x + 0.0) if "f" in t_dtype else None))))
     return SolvedTrajectory(
-        t=array((N + 1,)), q=array((N + 1, n)), v=array((N + 1, n)), u=array((N, n_act)), nu=array((N, dof)),
-        coordinates=draw(st.lists(names, min_size=n, max_size=n)),
-        controls=draw(st.lists(names, min_size=n_act, max_size=n_act)),
-        velocities=draw(st.lists(names, min_size=dof, max_size=dof)),
+        t=times, q=array((N + 1, n)), v=array((N + 1, n)), u=array((N, n_act)), nu=array((N, dof)),
+        coordinates=draw(st.lists(names, min_size=n, max_size=n, unique=True)),
+        controls=draw(st.lists(names, min_size=n_act, max_size=n_act, unique=True)),
+        velocities=draw(st.lists(names, min_size=dof, max_size=dof, unique=True)),
         metadata=metadata, extras=extras)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import ConfigurationError, InputTypeError
 from .linalg import ROTATION_MAPS, as_array, contravariant, cross, dot, hat, matmul
+from .numeric import check_numeric
 
 __all__ = ["Body", "RigidBody", "PointMass"]
 
@@ -26,6 +27,7 @@ _ORTHONORMAL_TOL = 1e-9
 
 
 def _vector(value, what, owner):
+    check_numeric(value, f"{owner}: {what}", "3 finite numbers")
     try:
         v = np.asarray(value, dtype=float).reshape(-1)
     except (TypeError, ValueError):
@@ -67,6 +69,7 @@ class Body:
         if not isinstance(name, str) or not name:
             raise ConfigurationError(f"body name must be a non-empty string, got {name!r}")
         self.name = name
+        check_numeric(mass, f"{self}: mass")
         try:
             mass = float(mass)
         except (TypeError, ValueError):
@@ -128,6 +131,8 @@ class RigidBody(Body):
                  directors=None, points=None):
         super().__init__(name, mass)
         phi = _vector(position, "position", self)
+        if directors is not None:
+            check_numeric(directors, f"{self}: directors", "a 3×3 array of finite numbers")
         try:
             D = np.eye(3) if directors is None else np.asarray(directors, dtype=float)
         except (TypeError, ValueError):
@@ -158,6 +163,7 @@ class RigidBody(Body):
             if np.any(E <= 0):
                 raise ConfigurationError(f"{self}: Euler-tensor values must be positive, got {E}")
         else:
+            check_numeric(inertia, f"{self}: inertia", "3 principal moments or a 3×3 tensor")
             try:
                 J = np.asarray(inertia, dtype=float)
             except (TypeError, ValueError):
@@ -333,6 +339,8 @@ class PointMass(Body):
         return as_array(as_array(q)[0:3])
 
     def point_components(self, point):
+        if point is not None and not isinstance(point, str):
+            check_numeric(point, f"{self}: point", "3 finite numbers")
         if point is None or (not isinstance(point, str) and np.allclose(point, 0)):
             return np.zeros(3)
         raise ConfigurationError(f"{self}: a point mass has no body-fixed points other than itself")

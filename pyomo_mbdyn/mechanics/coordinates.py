@@ -25,6 +25,7 @@ import numpy as np
 
 from ..errors import AssemblyError, ConfigurationError
 from .linalg import as_array, dependent_rows
+from .numeric import check_numeric
 
 __all__ = ["CoordinateSystem", "CoordinateGroup", "ConstraintGroup"]
 
@@ -38,6 +39,7 @@ class CoordinateGroup:
     def __init__(self, name, coordinates, masses):
         self.name = name
         self.coordinate_names = tuple(coordinates)
+        check_numeric(masses, f"coordinate group {name!r}: masses", "positive numbers")
         self.masses = np.asarray(masses, float).reshape(-1)
         if len(self.coordinate_names) != self.masses.size or not self.coordinate_names:
             raise ConfigurationError(f"coordinate group {name!r}: {len(self.coordinate_names)} "

@@ -74,6 +74,7 @@ import numpy as np
 from ..errors import AssemblyError, ConfigurationError, InputTypeError, ModellingWarning
 from .bodies import Body, PointMass, RigidBody, _vector
 from .linalg import ROTATION_MAPS, as_array, axis_rotation, cross, dot, hat, is_unit_axis, matmul, scale, shared_array
+from .numeric import check_numeric
 
 __all__ = [
     "Joint",
@@ -109,6 +110,7 @@ FAR_JOINT_FACTOR = 20.0
 
 def _unit(v, what, owner):
     given = v
+    check_numeric(v, f"{owner}: {what}", "3 finite numbers")
     try:
         v = np.asarray(v, dtype=float).reshape(-1)
     except (TypeError, ValueError):

@@ -38,6 +38,7 @@ from .bodies import Body
 from .joints import GROUND, Joint
 from .linalg import as_array, dependent_rows, matmul, shared_array
 from .loops import loop_basis, loop_reduction
+from .numeric import check_numeric
 
 __all__ = ["MultibodySystem"]
 
@@ -84,6 +85,7 @@ class MultibodySystem:
 
     def __init__(self, name="system", gravity=(0.0, 0.0, 0.0)):
         self.name = name
+        check_numeric(gravity, f"{self}: gravity", "3 finite numbers")
         g = np.asarray(gravity, dtype=float).reshape(-1)
         if g.shape != (3,) or not np.all(np.isfinite(g)):
             raise ConfigurationError(f"{self}: gravity must be 3 finite numbers, got {gravity!r}")
@@ -157,6 +159,7 @@ class MultibodySystem:
     def add_friction(self, target, k):
         """Rayleigh friction ``D = ½ k ν²`` on each coordinate of a joint or body."""
         names = self._coordinate_names_of(target)
+        check_numeric(k, f"{self}: friction coefficients", "numbers ≥ 0")
         ks = np.broadcast_to(np.asarray(k, dtype=float), (len(names),))
         if np.any(ks < 0) or not np.all(np.isfinite(ks)):
             raise ConfigurationError(f"{self}: friction coefficients must be ≥ 0, got {k!r}")

@@ -20,6 +20,7 @@ import numpy as np
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
+from ..mechanics.numeric import check_numeric, real
 from ..discretization import chart, chart_coordinates
 from ..discretization.common import numeric_kinematics
 from ..trajectory import Trajectory
@@ -59,13 +60,12 @@ def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profi
     (:func:`~pyomo_mbdyn.mechanics.loops.move_independent`, on the assembly branch of
     ``q_initial``), so the guess fulfils every constraint row.
     """
-    h = float(pyo.value(h))  # a free horizon's named Expression T/N: its current value
+    h = _step_size(h, "interpolated_trajectory")
     if profile not in PROFILES:
         raise ConfigurationError(f"interpolated_trajectory: unknown profile {profile!r}; "
                                  f"choose from {sorted(PROFILES)}")
-    N = int(steps)
-    if N < 1:
-        raise ConfigurationError(f"interpolated_trajectory: steps must be ≥ 1, got {steps!r}")
+    N = _steps(steps, "interpolated_trajectory")
+    check_numeric(theta_final, "interpolated_trajectory: theta_final", "chart coordinates (numbers)")
     q_initial = system.q0 if q_initial is None else np.asarray(q_initial, float)
     theta0 = chart_coordinates(system, q_initial)
     theta_final = np.asarray(theta_final, float).reshape(-1)
@@ -132,12 +132,10 @@ def refined_trajectory(system, h, steps, coarse, contravariant=True, bc_type="cl
     >>> fine_model = swing_up(8)
     >>> fine_model.dyn.initialize_from(fine)      # start the finer problem there
     """
-    h = float(pyo.value(h))  # a free horizon's named Expression T/N: its current value
+    h = _step_size(h, "refined_trajectory")
     from scipy.interpolate import CubicSpline
 
-    N = int(steps)
-    if N < 1:
-        raise ConfigurationError(f"refined_trajectory: steps must be ≥ 1, got {steps!r}")
+    N = _steps(steps, "refined_trajectory")
     t_coarse = np.asarray(coarse.t, float)
     theta_c, start = [], None
     for k, q in enumerate(np.asarray(coarse.q, float)):
@@ -154,6 +152,19 @@ def refined_trajectory(system, h, steps, coarse, contravariant=True, bc_type="cl
         return _loop_trajectory(system, h, theta[:, system.loop_reduction.i_index],
                                 np.asarray(coarse.q[0], float), contravariant)
     return _chart_trajectory(system, h, theta, contravariant)
+
+
+def _step_size(h, what):
+    """h > 0 as a float; a free horizon's named Expression T/N gives its current value."""
+    return real(pyo.value(h) if not isinstance(h, (bool, str)) else h, f"{what}: h", positive=True)
+
+
+def _steps(steps, what):
+    """N ≥ 1, a whole number (not a bool, not 2.5)."""
+    if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer, float)) \
+            or not float(steps).is_integer() or steps < 1:
+        raise ConfigurationError(f"{what}: steps must be a whole number ≥ 1, got {steps!r}")
+    return int(steps)
 
 
 def _loop_trajectory(system, h, theta_independent, q_initial, contravariant):
@@ -211,6 +222,7 @@ def perturb_start(model, radius, rng):
     variables are visited in the model's deterministic component order, so one
     seed gives one start.  Returns the number of variables moved.
     """
+    check_numeric(radius, "perturb_start: radius", "positive and finite")
     if not (np.isfinite(radius) and radius > 0):
         raise ConfigurationError(f"perturb_start: radius must be positive and finite, got {radius!r}")
     moved = 0
@@ -238,6 +250,7 @@ def perturb_chart(model, radius, rng, contravariant=True):
     configuration of the start satisfies the joints exactly.  ``rng`` is a
     :class:`numpy.random.Generator`.
     """
+    check_numeric(radius, "perturb_chart: radius", "positive and finite")
     if not (np.isfinite(radius) and radius > 0):
         raise ConfigurationError(f"perturb_chart: radius must be positive and finite, got {radius!r}")
     dyn = model.component("dyn")

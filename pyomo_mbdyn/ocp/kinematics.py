@@ -33,6 +33,7 @@ import pyomo.environ as pyo
 
 from ..errors import ConfigurationError, NotRepresentableError
 from ..mechanics.linalg import matmul
+from ..mechanics.numeric import check_numeric
 
 __all__ = ["check_representable", "joint_dofs", "joint_kinds", "reference_coordinates", "coordinate_at_nodes",
            "point_at_node",
@@ -68,8 +69,13 @@ def joint_dofs(system, name, what):
 
 def dof_values(system, values, what, names=None):
     """``values`` (a sequence in the order of ``names`` — default ``system.velocities`` —, or a
-    dict by coordinate or one-coordinate joint name) as a float array over ``names``."""
+    dict by coordinate or one-coordinate joint name) as a float array over ``names``.  A bool or a
+    text, alone, in the sequence or as a dict value, is a :class:`ConfigurationError` (numpy
+    would read ``[True]`` as ``[1.0]`` and ``"1.0"`` as ``1.0``)."""
     names = list(system.velocities) if names is None else list(names)
+    if not isinstance(values, dict):
+        check_numeric(values, f"{what}: joint coordinates", f"a dict {{joint or coordinate: value}} or a sequence "
+                      f"of {len(names)} numbers for {names}")
     if isinstance(values, dict):
         out, seen = {}, {}
         for key, value in values.items():
@@ -84,6 +90,7 @@ def dof_values(system, values, what, names=None):
             if dofs[0] in seen:
                 raise ConfigurationError(f"{what}: {dofs[0]!r} given twice (as {seen[dofs[0]]!r} and {key!r})")
             seen[dofs[0]] = key
+            check_numeric(value, f"{what}: the value of {key!r}", "a number (rad or m)")
             out[dofs[0]] = value
         missing = [d for d in names if d not in out]
         if missing:

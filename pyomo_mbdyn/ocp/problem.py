@@ -34,6 +34,7 @@ import pyomo.environ as pyo
 
 from ..errors import ConfigurationError, InputTypeError, NotRepresentableError
 from ..mechanics.linalg import as_array, matmul
+from ..mechanics.numeric import check_numeric, non_number_kind, real
 from ..discretization import lagrangian_slopes
 
 __all__ = ["OptimalControlProblem", "TURN_INCREMENT_LIMIT"]
@@ -89,8 +90,16 @@ class OptimalControlProblem:
         """``J = h Σ_i Σ_a w_a u[i, a]²``; ``weights`` maps actuated names to w_a (default 1).
 
         Called once per problem (a second call is a :class:`ConfigurationError`:
-        the objective would be replaced silently)."""
+        the objective would be replaced silently).  A system without actuators
+        (no controls: the effort would be the constant 0) is a
+        :class:`ConfigurationError`."""
         dyn = self.dyn
+        if not list(dyn.actuated):
+            raise ConfigurationError(
+                f"minimise_control_effort: {dyn.system} has no actuators, so the {dyn.scheme} block "
+                f"{dyn.name!r} has no controls u and the effort h Σ u² would be the constant 0; actuate "
+                f"the driven joints first (system.actuate(joint), before building the block) or state "
+                f"another objective")
         if weights is not None and not isinstance(weights, dict):
             raise InputTypeError(f"minimise_control_effort: weights must be a dict {{actuated coordinate: w}}, "
                                  f"got {type(weights).__name__} {weights!r}")
@@ -122,7 +131,8 @@ class OptimalControlProblem:
         ``J = h Σ|u|²`` stays the effort of the motion.
         """
         dyn = self._free_horizon_block("free_final_time")
-        bounds = (float(lower), float(upper))
+        bounds = (real(lower, "free_final_time: lower", finite=False),
+                  real(upper, "free_final_time: upper", finite=False))
         if not (0.0 < bounds[0] < bounds[1] < np.inf):
             raise ConfigurationError(f"free_final_time: need 0 < lower < upper < inf, got ({lower!r}, {upper!r})")
         dyn.final_time.setlb(bounds[0])
@@ -141,7 +151,8 @@ class OptimalControlProblem:
         stays readable).
         """
         dyn = self._free_horizon_block("minimise_final_time")
-        if not (isinstance(weight, (int, float)) and np.isfinite(weight) and weight > 0):
+        if not (isinstance(weight, (int, float)) and not isinstance(weight, bool)
+                and np.isfinite(weight) and weight > 0):
             raise ConfigurationError(f"minimise_final_time: weight must be a positive number, got {weight!r}")
         if self.block.component("final_time_cost") is not None:
             raise ConfigurationError("minimise_final_time: already called on this problem")
@@ -622,7 +633,8 @@ class OptimalControlProblem:
         names = list(dyn.actuated)
         if self.block.component("kept") is not None:
             raise ConfigurationError("select_actuators: already called on this problem")
-        if not (isinstance(max_active, (int, np.integer)) and 1 <= max_active <= len(names)):
+        if not (isinstance(max_active, (int, np.integer)) and not isinstance(max_active, bool)
+                and 1 <= max_active <= len(names)):
             raise ConfigurationError(f"select_actuators: max_active must be an integer in 1..{len(names)} "
                                      f"(the actuators {names}), got {max_active!r}")
         U = self._per_actuator("bound", bound, names)
@@ -657,6 +669,8 @@ class OptimalControlProblem:
 
     @staticmethod
     def _per_actuator(what, value, names):
+        check_numeric(list(value.values()) if isinstance(value, dict) else value,
+                      f"select_actuators: {what}", "a number or a dict of numbers per actuator")
         if isinstance(value, dict):
             unknown = sorted(set(value) - set(names))
             missing = sorted(set(names) - set(value))
@@ -692,6 +706,7 @@ class OptimalControlProblem:
         if not dyn.record.increments:
             raise ConfigurationError(f"{dyn.scheme}: no rotation increments to bound (use one of "
                                      f"{scheme_names(increments=True)})")
+        check_numeric(limit, "bound_rotation_increments: limit", "a positive number")
         if not limit > 0:
             raise ConfigurationError(f"bound_rotation_increments: limit must be positive, got {limit!r}")
         rotations = [j for j in dyn.velocities if j.split(".", 1)[1].startswith(("w", "angle"))]
@@ -713,6 +728,7 @@ def _is_rotation(name):
 def _bound_number(what, side, value, name):
     if value is None:
         return None
+    check_numeric(value, f"{what}: {side} bound of {name!r}", "a number or None")
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -723,6 +739,8 @@ def _bound_number(what, side, value, name):
 
 
 def _positive_number(value):
+    if non_number_kind(value):
+        return False
     try:
         value = float(value)
     except (TypeError, ValueError):
@@ -731,6 +749,7 @@ def _positive_number(value):
 
 
 def _finite_vector(value, size, what):
+    check_numeric(value, what, f"{size} finite numbers")
     try:
         v = np.asarray(value, dtype=float).reshape(-1)
     except (TypeError, ValueError):
@@ -741,6 +760,7 @@ def _finite_vector(value, size, what):
 
 
 def _rotation_matrix(value, what, tol=1e-8):
+    check_numeric(value, what, "a 3×3 rotation matrix")
     try:
         R = np.asarray(value, dtype=float)
     except (TypeError, ValueError):

@@ -53,11 +53,83 @@ ADVICE = {
         "or scale the problem."),
     "maxTimeLimit": ("Raise the time limit or start from a better guess (a coarser solution: "
                      "pyomo_mbdyn.ocp.solve_refined)."),
-    "unbounded": "The objective is unbounded below: add an effort objective or bounds.",
+    # the generic text; a failed solve says which case it is (_unbounded_advice)
+    "unbounded": ("The objective is unbounded below, or the iterates diverged: add an effort objective or "
+                  "bounds if the objective can decrease without end, else start from a better guess."),
     "error": (
         "The solver stopped with an error: rerun with tee=True to see its log; check that the "
         "initial guess is finite and that the model evaluates there."),
 }
+
+
+#: what to try when IPOPT reports 'unbounded' ("Iterates diverging") on an objective that is
+#: bounded below: the iterates ran away from the start, the objective did not
+_DIVERGED = (
+    "so the problem is not unbounded: the iterates diverged (IPOPT stops when |x| passes "
+    "diverging_iterates_tol, 1e20 by default), typically from a start far from any solution such as "
+    "the rest guess q_k = q_0 with a large final motion. Start from pyomo_mbdyn.ocp.interpolated_trajectory "
+    "(or a forward simulation, or a coarser solution: solve_refined), bound the controls (bound_controls) "
+    "or the rotation increments (bound_rotation_increments), or use more steps.")
+
+
+def _proven_lower_bound(objective):
+    """A lower bound of ``objective`` that its algebraic form proves, or None: a quadratic
+    (Pyomo's standard representation) whose squares have non-negative weights and whose
+    linear terms are in variables bounded on the side the objective decreases along (or
+    squared as well).  Bilinear or non-polynomial objectives give None."""
+    import pyomo.environ as pyo
+    from pyomo.repn.standard_repn import generate_standard_repn
+
+    try:
+        repn = generate_standard_repn(objective.expr, quadratic=True)
+    except Exception:  # noqa: BLE001 - an expression the representation cannot read: no proof
+        return None
+    if repn.nonlinear_expr is not None:
+        return None
+    sense = 1.0 if objective.sense == pyo.minimize else -1.0
+    squared = {}
+    for coef, (a, b) in zip(repn.quadratic_coefs, repn.quadratic_vars):
+        c = sense * pyo.value(coef)
+        if a is not b or c < 0:
+            return None
+        squared[id(a)] = squared.get(id(a), 0.0) + c
+    lower = sense * pyo.value(repn.constant)
+    for coef, var in zip(repn.linear_coefs, repn.linear_vars):
+        c = sense * pyo.value(coef)
+        if squared.get(id(var), 0.0) > 0:  # c x + a x² ≥ -c²/(4a)
+            lower -= c * c / (4.0 * squared[id(var)])
+            continue
+        bound = var.lb if c > 0 else var.ub
+        if bound is None:
+            return None
+        lower += c * bound
+    return sense * lower
+
+
+def _unbounded_advice(model):
+    """What an 'unbounded' status means for this model: with an objective that is bounded
+    below (the library's control effort, or a form :func:`_proven_lower_bound` proves) the
+    iterates diverged and a better start is what helps; only an objective without such a
+    bound gets the advice to add an effort objective or bounds."""
+    import pyomo.environ as pyo
+
+    objectives = list(model.component_data_objects(pyo.Objective, active=True, descend_into=True))
+    if not objectives:
+        return f"The model has no active objective, {_DIVERGED}"
+    objective = objectives[0]
+    block = objective.parent_block()
+    effort = block.component("control_effort") if block is not None else None
+    if effort is not None and (objective is effort or objective.local_name == "objective"):
+        return (f"The objective {objective.name!r} is the control effort h Σ w u² (≥ 0, from "
+                f"minimise_control_effort{', plus the final-time term' if objective is not effort else ''}), "
+                + _DIVERGED)
+    lower = _proven_lower_bound(objective)
+    if lower is not None:
+        return f"The objective {objective.name!r} is bounded below (≥ {lower:.6g} by its form), " + _DIVERGED
+    return (f"The objective {objective.name!r} is not bounded below by its form (no control-effort term, "
+            "minimise_control_effort): add an effort objective or bounds on the variables it can decrease "
+            "along; if it is bounded after all, the iterates diverged: start from a better guess "
+            "(pyomo_mbdyn.ocp.interpolated_trajectory).")
 
 
 def _check_degrees_of_freedom(model):
@@ -153,13 +225,17 @@ def solve(model, solver=None, options=None, tee=False, accept=SUCCESS, duals=Fal
         :func:`pyomo_mbdyn.ocp.momentum_multipliers`, λ = -dual.
     """
     from ..solvers import get_solver
+    from ..solvers.interrupts import raise_if_interrupted
 
     if duals:
         declare_duals(model)
     _check_degrees_of_freedom(model)
     opt = solver if hasattr(solver, "solve") else get_solver(solver, model=model)
     try:
-        results = opt.solve(model, tee=tee, options=dict(options or {}))
+        try:
+            results = opt.solve(model, tee=tee, options=dict(options or {}))
+        finally:  # Ctrl-C / SIGTERM noted while CasADi ran (it swallows the exception): stop here
+            raise_if_interrupted()
     except MbdynError:
         raise
     except ValueError as err:  # raised by Pyomo's writers on trivially infeasible rows
@@ -186,7 +262,7 @@ def solve(model, solver=None, options=None, tee=False, accept=SUCCESS, duals=Fal
             f"{opt.name} ended with status {status!r}"
             + (f" ({message})" if message else "")
             + f" after {getattr(results.solver, 'iterations', '?')} iterations. "
-            + ADVICE.get(status, ADVICE["error"])
+            + (_unbounded_advice(model) if status == "unbounded" else ADVICE.get(status, ADVICE["error"]))
             + residuals,
             status=status)
     return results

@@ -26,6 +26,7 @@ from pyomo.common.config import ConfigValue, In
 
 from ..discretization import chart, chart_coordinates, chart_replayed
 from ..errors import ConfigurationError
+from .base import guess_chart_coordinates
 
 __all__ = ["AbsoluteConfigurations", "declare_configurations"]
 
@@ -112,14 +113,9 @@ class AbsoluteConfigurations:
             return
         theta = getattr(trajectory, "theta", None)
         if theta is None:  # invert the chart node by node, continuing from the previous node
-            theta, start = [], None
-            for k, q in enumerate(trajectory.q):
-                try:  # a guess may fulfil the constraints only roughly
-                    start = chart_coordinates(self.system, q, rotation=self.rotation, start=start, atol=1e-4)
-                except ValueError as err:
-                    raise ConfigurationError(f"{self.scheme} block: the guess's node {k} is outside the "
-                                             f"absolute chart ({err})") from None
-                theta.append(start)
+            theta0 = [self.theta[0, name].value for name in self.velocities]
+            theta = guess_chart_coordinates(f"{self.scheme} block {self.name!r}", self.system, trajectory,
+                                            self.rotation, theta0, first="previous")
         for k in self.nodes:
             for j, name in enumerate(self.velocities):
                 if not self.theta[k, name].fixed:

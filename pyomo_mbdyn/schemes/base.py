@@ -43,11 +43,12 @@ from pyomo.core.base.block import BlockData, declare_custom_block
 
 from ..discretization.common import interval_joint_rates, step_scalar
 from ..discretization.registry import SCHEMES, record
-from ..errors import ConfigurationError, InputTypeError, LoopReductionError
+from ..errors import ConfigurationError, InputTypeError, LoopReductionError, MbdynError
 from ..mechanics import CoordinateSystem, MultibodySystem
 from ..mechanics.linalg import sharing
+from ..mechanics.numeric import check_numeric
 from ..mechanics.system import coordinate_names
-from ..trajectory import Trajectory
+from ..trajectory import Trajectory, column_names
 from ..simulate.stepper import check_initial_state
 
 logger = logging.getLogger("pyomo_mbdyn.schemes")
@@ -65,11 +66,18 @@ def multibody_system(value):
 
 
 def array_or_none(value):
-    return None if value is None else np.asarray(value, dtype=float)
+    if value is None:
+        return None
+    check_numeric(value, "the value", "an array of numbers")
+    return np.asarray(value, dtype=float)
 
 
 def array_or_dict(value):
-    if value is None or isinstance(value, dict):
+    if value is None:
+        return value
+    check_numeric(list(value.values()) if isinstance(value, dict) else value, "the value",
+                  "an array of numbers or a dict of numbers")
+    if isinstance(value, dict):
         return value
     return np.asarray(value, dtype=float)
 
@@ -92,10 +100,145 @@ def positive_finite_float(value):
     return float(value)
 
 
+def column_order(owner, trajectory, expected):
+    """Where this block's columns are in ``trajectory``: ``{group: indices or None}`` for each
+    ``group`` (``"coordinates"``, ``"controls"``, ``"velocities"``) of ``expected`` (a dict of
+    name lists), None where the trajectory has the block's names in the block's order, else
+    the trajectory's column of each of the block's names.  A trajectory whose names differ (a
+    motion of another system that happens to have the same shapes) is refused by a
+    :class:`ConfigurationError` naming the missing and the extra names: values would land on
+    the wrong bodies."""
+    order = {}
+    for group, names in expected.items():
+        given = list(getattr(trajectory, group))
+        names = list(names)
+        if given == names:
+            order[group] = None
+            continue
+        missing = [n for n in names if n not in given]
+        extra = [n for n in given if n not in names]
+        if missing or extra or len(given) != len(names):
+            def show(items):  # by owner: 'upper.*' (12 columns) for a whole body's coordinates
+                owners = {}
+                for n in items:
+                    owners.setdefault(n.split(".", 1)[0], []).append(n)
+                shown = [repr(ns[0]) if len(ns) == 1 else f"{o}.* ({len(ns)} columns)" for o, ns in owners.items()]
+                return "[" + ", ".join(shown[:8]) + (", …" if len(shown) > 8 else "") + "]"
+            system = trajectory.metadata.get("system") if isinstance(trajectory.metadata, dict) else None
+            raise ConfigurationError(
+                f"{owner}: initialize_from: the trajectory's {group} are not this block's: missing "
+                f"{show(missing)}, extra {show(extra)}, a motion of another system"
+                f"{f' ({system!r})' if system else ''}; values are matched by name, so build the guess "
+                f"from this block's system")
+        order[group] = [given.index(n) for n in names]
+    return order
+
+
+def _reordered(trajectory, order):
+    """``trajectory`` with its columns in the order ``column_order`` found (itself when they
+    already are).  The extras by generalised velocity (``w``, ``theta``, ``vt``) follow the
+    velocities; extras by constraint row (``lam``, ``mu``, ``momentum_multipliers``) cannot be
+    matched by name and are left out when the bodies or joints come in another order."""
+    if all(index is None for index in order.values()):
+        return trajectory
+
+    def take(array, index):
+        return array if index is None else np.asarray(array)[:, index]
+
+    pq, pu, pn = order["coordinates"], order["controls"], order["velocities"]
+    extras = {}
+    for key, value in trajectory.extras.items():
+        if key in ("w", "theta", "vt") and value.ndim == 2 and value.shape[1] == len(trajectory.velocities):
+            extras[key] = take(value, pn)
+        elif key in ("lam", "mu", "momentum_multipliers"):
+            if pq is None and pn is None:
+                extras[key] = value
+        else:
+            extras[key] = value
+    return Trajectory(t=trajectory.t, q=take(trajectory.q, pq), v=take(trajectory.v, pq),
+                      u=take(trajectory.u, pu), nu=take(trajectory.nu, pn),
+                      coordinates=[trajectory.coordinates[i] for i in pq] if pq else trajectory.coordinates,
+                      controls=[trajectory.controls[i] for i in pu] if pu else trajectory.controls,
+                      velocities=[trajectory.velocities[i] for i in pn] if pn else trajectory.velocities,
+                      metadata=trajectory.metadata, extras=extras, system=trajectory.system)
+
+
+def guess_chart_coordinates(owner, system, trajectory, rotation, theta0=None, velocities=False, first="zero"):
+    """The chart coordinates θ_k of every node of a guess (and with ``velocities`` the chart
+    velocities ṽ_k), the chart inverted node by node.
+
+    Each node is expected near ``s_k`` = the previous node's θ advanced by the guess's
+    increments ``w`` when it has them (the chart differences of
+    :func:`~pyomo_mbdyn.ocp.interpolated_trajectory`), ``s_0 = theta0`` (the block's θ_0).
+    The inversion starts as the block always did (``first``: ``"zero"`` from θ = 0 to 1e-9,
+    ``"previous"`` from the previous node to 1e-4) and keeps that result when it lies within
+    π of ``s_k`` in every coordinate; otherwise (a half turn that Gauss–Newton from 0 cannot
+    reach, a turn beyond π that it would drop) it inverts from ``s_k`` to 1e-4 (a guess fulfils
+    the constraints only roughly).  So rotations keep their turns and a half turn is reached.
+    A node reached by neither is a :class:`ConfigurationError` naming the node, the
+    coordinate (body and joint) that stays off, and what to do."""
+    from ..discretization import chart_coordinates
+
+    w = trajectory.w
+    if w is None or np.shape(w) != (trajectory.steps, system.n_velocities):
+        w = None
+    theta, rates = [], []
+    for k, q in enumerate(np.asarray(trajectory.q, float)):
+        expected = (None if theta0 is None else np.asarray(theta0, float)) if k == 0 else \
+            theta[-1] + (w[k - 1] if w is not None else 0.0)
+        v = np.asarray(trajectory.v[k], float) if velocities else None
+        plain = None if first == "zero" or k == 0 else theta[-1]
+        result = None
+        for start, atol in ((plain, 1e-9 if first == "zero" else 1e-4), (expected, 1e-4)):
+            try:
+                result = chart_coordinates(system, q, v, rotation=rotation, start=start, atol=atol)
+            except ValueError:
+                continue
+            th = result[0] if velocities else result
+            if expected is None or start is expected or np.abs(np.asarray(th) - expected).max(initial=0) < np.pi:
+                break
+            result = None
+        if result is None:
+            raise ConfigurationError(_unreached_node(owner, system, trajectory, k, expected, rotation))
+        th, vt = result if velocities else (result, None)
+        theta.append(np.asarray(th, float))
+        rates.append(vt)
+    return (np.array(theta), np.array(rates)) if velocities else np.array(theta)
+
+
+def _unreached_node(owner, system, trajectory, k, start, rotation):
+    """Why node ``k`` of a guess is not reached by the chart: the coordinate that stays off
+    (with its body and the joint that carries the body) and whether the node fulfils the joints."""
+    from ..discretization import chart, chart_coordinates
+
+    q = np.asarray(trajectory.q[k], float)
+    theta = chart_coordinates(system, q, rotation=rotation, start=start, atol=np.inf)
+    off = np.abs(np.asarray(chart(system, theta, rotation), float) - q)
+    i = int(np.argmax(off))
+    name = column_names(system)[0][i]
+    body = name.split(".", 1)[0]
+    joints = [j.name for j in getattr(system, "joints", {}).values() if getattr(j.child, "name", None) == body]
+    carried = f"body {body!r}" + (f", joint {joints[0]!r}" if joints else "")
+    phi = np.abs(np.asarray(system.constraints(q), float)).max(initial=0.0)
+    if phi > 1e-4:
+        why = (f"the node violates the joints (max |Φ(q)| = {phi:.3g}): the guess is not a configuration of "
+               f"{system}; build it with pyomo_mbdyn.ocp.interpolated_trajectory (nodes q(θ_k) on the joints), "
+               "or from a solved or simulated trajectory of this system")
+    else:
+        why = (f"the node fulfils the joints, so it lies further from node {k - 1} than the chart can follow "
+               "(a rotation by about π or more in one step): use more steps, or give the guess its chart "
+               "coordinates (the extras 'theta' of a gc trajectory, or the increments 'w' of "
+               "pyomo_mbdyn.ocp.interpolated_trajectory)" if k else
+               "the node fulfils the joints but is not reached from θ = 0")
+    return (f"{owner}: initialize_from: node {k} (t = {float(trajectory.t[k]):g}) of the guess is not reached "
+            f"by the chart of {system}: |q(θ) - q| = {off[i]:.3g} at {name!r} ({carried}); {why}")
+
+
 def horizon_bounds(value):
     """``(lower, upper)`` with 0 < lower < upper < inf, or None."""
     if value is None:
         return None
+    check_numeric(value, "free_horizon", "a pair (lower, upper) of final times")
     try:
         lower, upper = (float(x) for x in value)
     except (TypeError, ValueError):
@@ -146,6 +289,32 @@ def declare_rotation(config):
     return config
 
 
+def check_options(data_class, options):
+    """The block's ``CONFIG`` filled with ``options``, or a :class:`ConfigurationError`
+    naming the scheme, the option and the bad value in the domain's own words (an
+    option the scheme does not take lists the ones it does)."""
+    scheme = data_class.scheme
+    config = data_class.CONFIG()
+    unknown = sorted(set(options) - set(config.keys()))
+    if unknown:
+        raise ConfigurationError(
+            f"{scheme} block: the {scheme} scheme takes no option {unknown[0]!r}; its options "
+            f"are {list(config.keys())} (help({data_class.__name__.replace('Data', '')}) describes them)")
+    for key, value in options.items():
+        default = config.get(key).value()
+        if isinstance(value, bool) and isinstance(default, (int, float)) and not isinstance(default, bool):
+            raise ConfigurationError(f"{scheme} block: option {key!r} must be a number, got {value!r}")
+        try:
+            config[key] = value
+        except (ValueError, TypeError, OverflowError) as err:  # Pyomo's "Failed casting …": its reason only
+            reason = " ".join(str(err).split())
+            reason = reason.rpartition("Error: ")[2] or reason
+            if repr(value) not in reason:
+                reason += f" (got {value!r})"
+            raise ConfigurationError(f"{scheme} block: option {key!r}: {reason}") from None
+    return config
+
+
 def declare_scheme_block(name):
     """``declare_custom_block`` that routes keywords into the block's CONFIG.
 
@@ -160,6 +329,8 @@ def declare_scheme_block(name):
 
         def __init__(self, *args, **kwargs):
             options = {k: kwargs.pop(k) for k in list(kwargs) if k not in _BLOCK_KEYWORDS}
+            # refused here, before Pyomo constructs the block (and logs its own ERROR line)
+            check_options(data_class, options)
             if "rule" not in kwargs:
                 kwargs["rule"] = lambda block, *index: block.build(**options)
             base_init(self, *args, **kwargs)
@@ -263,21 +434,15 @@ class SchemeBlockData(BlockData):
     required = ("system", "steps", "horizon")
 
     def build(self, **options):
-        unknown = sorted(set(options) - set(self.CONFIG.keys()))
-        if unknown:
-            raise ConfigurationError(
-                f"{self.scheme} block: the {self.scheme} scheme takes no option {unknown[0]!r}; its options "
-                f"are {list(self.CONFIG.keys())} (help({self.record.block.rpartition(':')[2]}) describes them)")
-        try:
-            self.config = self.CONFIG(options)
-        except (ValueError, TypeError) as err:  # Pyomo's message, on one line
-            raise ConfigurationError(f"{self.scheme} block: {' '.join(str(err).split())}") from None
+        self.config = check_options(type(self), options)
         for required in self.required:
             if self.config[required] is None:
                 raise ConfigurationError(f"{self.scheme} block: option {required!r} is required")
         self.system = self.config.system
         try:
             self._build()
+        except MbdynError:  # a named refusal: the message says it all, no traceback in the log
+            raise
         except Exception:
             logger.exception("Failure in build of %s block %s", self.scheme, self.name)
             raise
@@ -901,7 +1066,8 @@ class MultibodyBlockData(SchemeBlockData):
         wherever they are read; otherwise a :class:`ConfigurationError` names the
         array, its shape or the first bad entry, and no variable is changed."""
         lifted, velocities = self._node_variables()
-        self._check_guess(trajectory, {"q": lifted, "v": velocities, "u": True, "nu": self.record.joint_rates})
+        trajectory = self._check_guess(trajectory, {"q": lifted, "v": velocities, "u": True,
+                                                    "nu": self.record.joint_rates})
         if self.free_horizon and trajectory.t is not None and len(trajectory.t) == self.config.steps + 1:
             self.final_time.set_value(float(trajectory.t[-1]), skip_validation=True)
         for k in self.nodes:
@@ -920,7 +1086,8 @@ class MultibodyBlockData(SchemeBlockData):
         self._initialize_scheme(trajectory)
 
     def _check_guess(self, trajectory, used):
-        """Refuse a guess that is not a Trajectory of this block's grid, or has NaN/inf where it is read."""
+        """Refuse a guess that is not a Trajectory of this block's grid and system, or has NaN/inf
+        where it is read; return it with its columns in this block's order (matched by name)."""
         if not isinstance(trajectory, Trajectory):
             raise InputTypeError(f"{self.scheme} block {self.name!r}: initialize_from needs a Trajectory "
                                  "(simulate(...), dyn.trajectory(), results.load(...)), "
@@ -945,6 +1112,10 @@ class MultibodyBlockData(SchemeBlockData):
                 raise ConfigurationError(
                     f"{self.scheme} block {self.name!r}: initialize_from: the trajectory's {name}[{row}, {label!r}] "
                     f"is {array[row, col].item()!r}; a guess must be finite where the block reads it")
+        coordinates, controls, velocities = column_names(system)
+        order = column_order(f"{self.scheme} block {self.name!r}", trajectory,
+                             {"coordinates": coordinates, "controls": controls, "velocities": velocities})
+        return _reordered(trajectory, order)
 
     def _initialize_scheme(self, trajectory):
         """Hook: set the scheme's own variables (multipliers, increments) from a trajectory."""

@@ -20,8 +20,9 @@ from ..discretization.hamiltonian import (GRADIENTS, GUARD, check_gradient, cost
 from ..errors import ConfigurationError
 from ..mechanics.hamiltonian import HamiltonianSystem
 from ..mechanics.linalg import shared, sharing
+from ..mechanics.numeric import check_numeric
 from ..trajectory import Trajectory
-from .base import SchemeBlockData, declare_free_horizon, declare_scheme_block, grid_config
+from .base import SchemeBlockData, column_order, declare_free_horizon, declare_scheme_block, grid_config
 from .structure import check_structure, expression_value
 
 logger = logging.getLogger("pyomo_mbdyn.schemes")
@@ -40,6 +41,7 @@ def hamiltonian_system(value):
 
 
 def vector(value):
+    check_numeric(value, "the value", "a vector of finite numbers")
     a = np.asarray(value, dtype=float)
     if a.ndim != 1:
         raise ValueError(f"expected a vector, got shape {a.shape}")
@@ -50,6 +52,7 @@ def vector(value):
 
 def guard_value(value):
     """δ ≥ 0, finite."""
+    check_numeric(value, "the value", "a finite number ≥ 0")
     delta = float(value)
     if not (np.isfinite(delta) and delta >= 0):
         raise ValueError(f"expected a finite number ≥ 0, got {value!r}")
@@ -205,11 +208,26 @@ class DNCOBlockData(SchemeBlockData):
         kind (states (q, p), controls, costates), or from arrays: ``x`` (N+1, 2n) node
         states, ``u`` (N, n), ``lam`` (N, 2n) costates.
 
-        Fixed boundary states are left alone.
+        Fixed boundary states are left alone.  A trajectory's columns are matched by name
+        (those of ``system.names``); a trajectory of another system is a
+        :class:`ConfigurationError`.
         """
         if trajectory is not None:
-            x = np.hstack([trajectory.q, trajectory.p])
-            u, lam = trajectory.u, trajectory.costates
+            names = list(self.system.names)
+            index = column_order(f"dnco block {self.name!r}", trajectory,
+                                 {"coordinates": names, "controls": names})
+            q, u, lam, p = trajectory.q, trajectory.u, trajectory.costates, trajectory.p
+            if p is None:
+                raise ConfigurationError(f"dnco block {self.name!r}: initialize_from: the trajectory has no "
+                                         "momenta p (extras 'p'): give one of a DNCO block, or x=, u=")
+            if index["coordinates"] is not None:
+                cols = index["coordinates"]
+                q, p = q[:, cols], np.asarray(p)[:, cols]
+                if lam is not None and np.ndim(lam) == 2 and np.shape(lam)[1] == 2 * len(names):
+                    lam = np.asarray(lam)[:, cols + [len(names) + c for c in cols]]
+            if index["controls"] is not None:
+                u = u[:, index["controls"]]
+            x = np.hstack([q, p])
         N, names = self.config.steps, self.system.names
         for label, data, shape in (("x", x, (N + 1, 2 * len(names))), ("u", u, (N, len(names))),
                                    ("lam", lam, (N, 2 * len(names)))):

@@ -25,7 +25,8 @@ from pyomo.common.config import ConfigValue, In
 
 from ..discretization import chart_coordinates, gc_residuals
 from ..discretization.charts import chart_state
-from .base import MultibodyBlockData, declare_rotation, declare_scheme_block, multibody_config
+from .base import (MultibodyBlockData, declare_rotation, declare_scheme_block, guess_chart_coordinates,
+                   multibody_config)
 
 __all__ = ["GCBlock"]
 
@@ -111,9 +112,10 @@ class GCBlockData(MultibodyBlockData):
 
     def _initialize_scheme(self, trajectory):
         theta = getattr(trajectory, "theta", None)
-        if theta is None:  # from another scheme: invert the chart node by node
-            theta, vt = zip(*(chart_coordinates(self.system, q, v, self.rotation)
-                              for q, v in zip(trajectory.q, trajectory.v)))
+        if theta is None:  # from another scheme: invert the chart node by node, continuing
+            theta0 = [self.theta[0, name].value for name in self.velocities]
+            theta, vt = guess_chart_coordinates(f"{self.scheme} block {self.name!r}", self.system, trajectory,
+                                                self.rotation, theta0, velocities=True)
         else:
             vt = trajectory.vt
         for k in self.nodes:

@@ -14,11 +14,11 @@ import numpy as np
 import pyomo.environ as pyo
 from scipy.spatial.transform import Rotation
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, InputTypeError
 from ..discretization.quaternion import QuaternionTop, director_trajectory, quaternion_residuals
 from ..simulate.stepper import check_initial_state
-from ..trajectory import Trajectory
-from .base import SchemeBlockData, declare_scheme_block, multibody_config
+from ..trajectory import Trajectory, column_names
+from .base import SchemeBlockData, column_order, declare_scheme_block, multibody_config
 
 __all__ = ["QuaternionBlock", "quaternion_state"]
 
@@ -122,10 +122,20 @@ class QuaternionBlockData(SchemeBlockData):
                                     quaternion=Q, p=P)
 
     def initialize_from(self, trajectory):
-        """From a director trajectory (any scheme) of the same grid."""
+        """From a director trajectory (any scheme) of the same grid and system; its columns are
+        matched by name (a trajectory of another system is a :class:`ConfigurationError`)."""
+        owner = f"{self.scheme} block {self.name!r}"
+        if not isinstance(trajectory, Trajectory):
+            raise InputTypeError(f"{owner}: initialize_from needs a Trajectory, got {type(trajectory).__name__}")
+        shape = (self.config.steps + 1, self.system.n)
+        if trajectory.q.shape != shape or trajectory.v.shape != shape:
+            raise ConfigurationError(f"{owner}: initialize_from: the trajectory's q has shape {trajectory.q.shape}, "
+                                     f"this block needs {shape}: a trajectory of another grid or system")
+        index = column_order(owner, trajectory, {"coordinates": column_names(self.system)[0]})["coordinates"]
+        q, v = (trajectory.q, trajectory.v) if index is None else (trajectory.q[:, index], trajectory.v[:, index])
         blk = self.body[self.top.body.name]
         for k in self.nodes:
-            quat, p = quaternion_state(self.top, trajectory.q[k], trajectory.v[k])
+            quat, p = quaternion_state(self.top, q[k], v[k])
             for i in self.components:
                 if not blk.quat[k, i].fixed:
                     blk.quat[k, i].value, blk.p[k, i].value = quat[i], p[i]

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..discretization.quaternion import E1, Q_left, quaternion_residuals
 from ..errors import ConfigurationError
+from ..mechanics.numeric import real
 from .stepper import NewtonFunction, newton_solve
 
 __all__ = ["QuaternionStepper"]
@@ -18,9 +19,7 @@ class QuaternionStepper:
     def __init__(self, top, h, tol=1e-12, max_iter=25):
         import casadi
 
-        if not (h > 0):
-            raise ConfigurationError(f"time step h must be positive, got {h!r}")
-        self.top, self.h, self.tol, self.max_iter = top, float(h), tol, max_iter
+        self.top, self.h, self.tol, self.max_iter = top, real(h, "time step h", positive=True), tol, max_iter
         x = casadi.SX.sym("x", 9)
         q0 = casadi.SX.sym("q0", 4)
         p0 = casadi.SX.sym("p0", 4)

@@ -17,10 +17,17 @@ from ..discretization.common import interval_joint_rates
 from ..discretization.registry import record, scheme_names
 from ..discretization.steps import layout
 from ..errors import ConfigurationError, MbdynError
+from ..mechanics.numeric import check_numeric, real
 from ..trajectory import Trajectory
 
 __all__ = ["Stepper", "SimulationError", "simulate", "newton_solve", "check_initial_state",
-           "NewtonFunction"]
+           "NewtonFunction", "MAGNITUDE_LIMIT"]
+
+#: inputs of the stepper beyond this magnitude (controls, q0, v0, h and 1/h) are refused
+#: before the first step: the step equations multiply them (h² u, M v / h, products of
+#: coordinates), and above it their products overflow double precision (1e308) before
+#: Newton's method could say anything about the motion
+MAGNITUDE_LIMIT = 1e100
 
 
 class SimulationError(ArithmeticError, MbdynError):
@@ -43,7 +50,7 @@ class Stepper:
     ----------
     system : MultibodySystem
     h : float
-        Time step (> 0).
+        Time step: a number (not a bool) in [1/MAGNITUDE_LIMIT, MAGNITUDE_LIMIT].
     scheme : str or SchemeRecord
         A scheme name (or record) whose record has step equations.
     contravariant : bool
@@ -83,8 +90,10 @@ class Stepper:
         if rec.step is None:
             raise ConfigurationError(f"scheme {rec.name!r} has no Newton stepper here; the stepper "
                                      f"takes {scheme_names(system='multibody')}")
-        if not (h > 0 and np.isfinite(h)):
-            raise ConfigurationError(f"time step h must be positive, got {h!r}")
+        h = real(h, "time step h", positive=True)
+        if not 1.0 / MAGNITUDE_LIMIT <= h <= MAGNITUDE_LIMIT:
+            raise ConfigurationError(f"time step h = {h!r} is outside [{1.0 / MAGNITUDE_LIMIT:g}, "
+                                     f"{MAGNITUDE_LIMIT:g}]: check its units (seconds)")
         if getattr(system, "has_loops", False) and not rec.loops:
             raise ConfigurationError(
                 f"{rec.name}: {system} has closed loops {system.layout['loop_joints']}; the {rec.name} "
@@ -159,16 +168,49 @@ class Stepper:
             fun, params = self._residual, (a, b, u)
         scale = 1.0 + np.abs(b).max(initial=0) + np.abs(a).max(initial=0)
         x, it = newton_solve(fun, self._vector(guess), params, self.tol, self.max_iter, scale,
-                             f"{self.scheme} step {k}")
+                             f"{self.scheme} step {k}",
+                             explain=lambda: self._explain_step(k, u if u_next is None else np.r_[u, u_next]))
         return self._parts(x), it
 
+    def _explain_step(self, k, u):
+        """What a failed step ``k`` was given: its times, h, and its largest control with the
+        displacement it causes in one step, |u| h² / m_min (m_min the smallest entry of the
+        mass matrix), when that is more than a Newton step can follow."""
+        text = f"The step runs from t = {k * self.h:.6g} to {(k + 1) * self.h:.6g} (h = {self.h:g})"
+        names = list(self.system.actuated)
+        u = np.asarray(u, float).ravel()
+        if not names or not u.size:
+            return text + " without controls."
+        a = int(np.argmax(np.abs(u)))
+        name = names[a % len(names)]
+        text += f"; its largest control is {name!r} = {u[a]:.6g}"
+        try:
+            m_min = float(np.min(np.diag(np.asarray(self.system.mass_matrix(), float))))
+        except Exception:  # noqa: BLE001 - a mass matrix that depends on q: no estimate
+            return text + "."
+        moved = abs(u[a]) * self.h ** 2 / m_min
+        if moved > 1.0:
+            text += (f", which moves the system by about |u| h²/m_min = {moved:.3g} in one step (m_min = "
+                     f"{m_min:.3g}, the smallest entry of the mass matrix): more than Newton's method can "
+                     "follow from the previous node — check the controls' units and magnitude, or reduce h")
+        return text + "."
+
     def simulate(self, q0, v0, steps, controls=None):
-        """Integrate ``steps`` steps from (q0, v0); ``controls`` is (steps, n_act)."""
+        """Integrate ``steps`` steps from (q0, v0); ``controls`` is (steps, n_act).
+
+        Before the first step, controls, q0 and v0 that are not numbers (bools, texts),
+        not finite, or beyond :data:`MAGNITUDE_LIMIT` are a :class:`ConfigurationError`
+        naming the control and the step (or the coordinate); a step whose Newton method
+        fails raises :class:`SimulationError` saying how it failed, from when to when,
+        and which control was largest."""
         system = self.system
+        if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer, float)) \
+                or not float(steps).is_integer() or steps < 1:
+            raise ConfigurationError(f"simulate: steps must be a whole number ≥ 1, got {steps!r}")
         steps = int(steps)
-        if steps < 1:
-            raise ConfigurationError(f"steps must be ≥ 1, got {steps}")
         n_act = len(system.actuated)
+        if controls is not None:
+            check_numeric(controls, "simulate: controls", f"an array ({steps}, {n_act}) of numbers")
         U = np.zeros((steps, n_act)) if controls is None else np.asarray(controls, dtype=float)
         if U.ndim == 1 and n_act:
             U = np.tile(U, (steps, 1))
@@ -176,8 +218,14 @@ class Stepper:
             raise ConfigurationError(
                 f"controls must have shape ({steps}, {n_act}) for the actuated coordinates "
                 f"{system.actuated}, got {U.shape}")
-        q0, v0 = np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)
+        bad = np.argwhere(~np.isfinite(U) | (np.abs(U) > MAGNITUDE_LIMIT))
+        if len(bad):
+            i, a = bad[0]
+            raise ConfigurationError(
+                f"simulate: controls must be finite numbers of magnitude ≤ {MAGNITUDE_LIMIT:g}; the control "
+                f"of {system.actuated[a]!r} at step {i} is {float(U[i, a])!r} (check its units)")
         check_initial_state(system, q0, v0)
+        q0, v0 = np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)
         family = self.step_equations.family
         t = self.h * np.arange(steps + 1)
         if family == "chart":
@@ -242,6 +290,8 @@ def check_initial_state(system, q0, v0, tol=1e-9):
     pyomo_mbdyn.errors.ConfigurationError: MultibodySystem('pendulum'): initial velocity violates the
     constraints (max |G(q0) v0| = 2.00e+00); use v0 = system.null_space(q0) @ nu0
     """
+    check_numeric(q0, f"{system}: the initial configuration", "an array of numbers")
+    check_numeric(v0, f"{system}: the initial velocity", "an array of numbers")
     q0, v0 = np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)
     if q0.shape != (system.n,) or v0.shape != (system.n,):
         raise ConfigurationError(f"{system}: initial state must have length n = {system.n}; got the initial "
@@ -251,6 +301,10 @@ def check_initial_state(system, q0, v0, tol=1e-9):
             i = int(np.flatnonzero(~np.isfinite(x))[0])
             raise ConfigurationError(f"{system}: the initial {what} must be finite; entry {i} "
                                      f"({system.coordinates[i]}) is {float(x[i])}")
+        if np.abs(x).max(initial=0) > MAGNITUDE_LIMIT:
+            i = int(np.argmax(np.abs(x)))
+            raise ConfigurationError(f"{system}: the initial {what} has entry {i} ({system.coordinates[i]}) = "
+                                     f"{float(x[i])!r}, beyond {MAGNITUDE_LIMIT:g}: check its units")
     phi = np.abs(np.asarray(system.constraints(q0), dtype=float)).max(initial=0)
     if phi > tol:
         raise ConfigurationError(f"{system}: initial configuration is off the constraint manifold "
@@ -330,7 +384,7 @@ class NewtonFunction:
         self._local = threading.local()
 
 
-def newton_solve(fun, x, params, tol, max_iter, scale, label):
+def newton_solve(fun, x, params, tol, max_iter, scale, label, explain=None):
     """Newton's method on ``fun(x, *params) -> (r, J)``; returns (x, iterations).
 
     ``fun`` is a :class:`NewtonFunction` (or a CasADi ``Function`` returning
@@ -338,30 +392,43 @@ def newton_solve(fun, x, params, tol, max_iter, scale, label):
     :class:`NewtonFunction` when solving repeatedly).
     Converged when every update is below ``tol (scale + |x_i|)``, or when the
     residual has stagnated at round-off (ill-conditioned multiplier systems).
+    A failure raises :class:`SimulationError` saying which: a residual that is
+    not finite, a singular Newton matrix, an update that overflows, or no
+    convergence; ``explain()`` (optional) adds what the caller knows of the
+    inputs (the stepper: the step's times and its largest control).
     """
     if not isinstance(fun, NewtonFunction):
         fun = NewtonFunction(fun)
     x = np.array(x, dtype=float)
     r_first = r_prev = None
+
+    def fail(message):
+        extra = explain() if explain is not None else ""
+        return SimulationError(f"{label}: {message}" + (f" {extra}" if extra else ""))
+
     for it in range(1, max_iter + 1):
         r, dx = fun(x, *params)
         r_norm = np.abs(r).max(initial=0.0)
         if not np.isfinite(r_norm):
-            raise SimulationError(f"{label}: residual is not finite at Newton iteration {it}.")
+            where = ("at the start of the step (the step's inputs or its first guess do not evaluate)"
+                     if it == 1 else f"at Newton iteration {it} (the iterates left the finite numbers)")
+            raise fail(f"residual is not finite {where}.")
         r_first = r_norm if r_first is None else r_first
         # converged at round-off: the residual no longer decreases and is tiny
         # (the multiplier formulation is ill-conditioned, O(1/h³), so the
         # updates of γ stagnate well above machine precision)
         if r_prev is not None and r_norm > 0.5 * r_prev and r_norm <= 1e-9 * (1.0 + r_first):
             return x, it - 1
-        if dx is None or not np.all(np.isfinite(dx)):
-            raise SimulationError(f"{label}: singular Newton matrix "
-                                  "(redundant constraints or a singular configuration).")
+        if dx is None:
+            raise fail(f"singular Newton matrix at iteration {it} (|residual| = {r_norm:.3g}): redundant "
+                       "constraints, a singular configuration, or inputs so large that their terms swamp the "
+                       "rest of the Jacobian.")
+        if not np.all(np.isfinite(dx)):
+            raise fail(f"the Newton update overflowed at iteration {it} (|residual| = {r_norm:.3g}).")
         x = x + dx
         r_prev = r_norm
         # per unknown: multipliers may be large, configurations O(1)
         if np.all(np.abs(dx) <= tol * (scale + np.abs(x))):
             return x, it
     r = fun(x, *params)[0]
-    raise SimulationError(f"{label}: Newton did not converge in {max_iter} "
-                          f"iterations (|residual| = {np.abs(r).max(initial=0.0):.2e}).")
+    raise fail(f"Newton did not converge in {max_iter} iterations (|residual| = {np.abs(r).max(initial=0.0):.2e}).")

@@ -8,6 +8,7 @@ model name); the contract's keys are listed in the command line's docstring.
 
 import importlib
 import inspect
+import numbers
 import time
 
 __all__ = ["run_model", "solve_model", "count_components", "count_rows"]
@@ -34,7 +35,7 @@ def run_model(name, scheme=None, steps=None, solver=None, options=None, **refine
 
     ``options``: further keywords of the model's ``build`` (e.g.
     ``{"configurations": "lifted"}`` for the satellite); ``refinement``: the
-    keywords ``coarsest``, ``refine`` and ``report`` of :func:`solve_model`.
+    keywords ``coarsest``, ``refine``, ``report`` and ``force`` of :func:`solve_model`.
 
     Examples
     --------
@@ -93,14 +94,16 @@ def _check_options(name, module, options):
 
 
 def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarsest=None,
-                refine=True, report=None):
+                refine=True, report=None, force=False):
     """As :func:`run_model`, returning ``(result dictionary, solved Pyomo model)``.
 
     With ``refine`` (default) a model with at least ``2 × coarsest`` steps
     (default :data:`~pyomo_mbdyn.ocp.solve.REFINE_FROM`) is solved by
     :func:`~pyomo_mbdyn.ocp.solve_refined` when it can be (see the module
     docstring); ``report(stage)`` is called after each stage, and the result
-    holds the stages as ``stages``.
+    holds the stages as ``stages``.  A request of many steps is first estimated and
+    refused when the machine cannot hold it (:func:`pyomo_mbdyn.studies.size.check_size`;
+    ``force=True`` builds it anyway).
 
     Examples
     --------
@@ -111,12 +114,13 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarse
     import numpy as np
     import pyomo.environ as pyo
 
-    from pyomo_mbdyn.models import MODELS
+    from pyomo_mbdyn.models import MODELS, check_steps
 
     from ..errors import ConfigurationError
     from ..ocp.solve import REFINE_FROM, solve, solve_refined
     from ..schemes.structure import expression_value
     from ..solvers import get_solver
+    from .size import check_size
 
     if name not in MODELS:
         raise ConfigurationError(f"unknown model {name!r}; available: {sorted(MODELS)}")
@@ -127,7 +131,14 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarse
         kwds["scheme"] = scheme
     if steps is not None:
         kwds["steps"] = steps
+    if kwds.get("steps") is not None:  # before any build: --set steps=1e400, "ten", true
+        check_steps(name, kwds["steps"])
+    if coarsest is not None and (isinstance(coarsest, bool) or not isinstance(coarsest, numbers.Integral)
+                                 or coarsest < 2):
+        raise ConfigurationError(f"{name}: coarsest (the coarsest grid of the grid refinement, --coarsest) "
+                                 f"must be an integer of at least 2 steps, got {coarsest!r}")
     coarsest = REFINE_FROM if coarsest is None else int(coarsest)
+    check_size(name, module.build, kwds, force=force)  # before a build the machine cannot hold
     t0 = time.perf_counter()
     refined = _refined_build(module, kwds, coarsest) if refine else None
     first_build = time.perf_counter() - t0  # the coarsest model's (also when not refinable)
