@@ -40,13 +40,76 @@ none did.
 """
 
 import argparse
+import contextlib
 import json
+import logging
 import sys
 
 from ._version import __version__
 from .studies.run import count_components as _count, count_rows as _count_rows, run_model, solve_model  # noqa: F401
 
 __all__ = ["main"]
+
+#: the stream the one JSON object of a ``--json`` command goes to: the real stdout,
+#: while everything else printed during the command (Pyomo's log, a solver's output)
+#: goes to stderr (set by :func:`main`)
+_json_stream = None
+
+
+def _line(model, message):
+    """The one stderr line of a failure: ``pyomo-mbdyn: MODEL: message`` (the model named once)."""
+    message = str(message)
+    return f"pyomo-mbdyn: {message}" if message.startswith(f"{model}:") else f"pyomo-mbdyn: {model}: {message}"
+
+
+def _print_json(obj):
+    """Write ``obj`` as one line of JSON to the command's stdout (see :data:`_json_stream`)."""
+    stream = _json_stream if _json_stream is not None else sys.stdout
+    stream.write(json.dumps(obj, default=str) + "\n")
+    stream.flush()
+
+
+class _ConstructionLogFilter(logging.Filter):
+    """Drop Pyomo's "Constructing component ... failed" log record: the command line
+    reports the error itself, once (with ``--json`` inside its one object)."""
+
+    def filter(self, record):
+        return not str(record.msg).startswith("Constructing component")
+
+
+@contextlib.contextmanager
+def _command_streams(wants_json):
+    """While a command runs: Pyomo's construction-failure log records dropped, and with
+    ``--json`` everything printed to stdout sent to stderr except the one JSON object
+    (:func:`_print_json`); SIGINT and SIGTERM raise ``KeyboardInterrupt`` /
+    :class:`~pyomo_mbdyn.solvers.interrupts.Terminated` (one last answer, exit status 130 /
+    143), also when they arrive inside a C library that swallows the exception."""
+    global _json_stream
+    import signal
+    import threading
+
+    from .solvers.interrupts import handle, raise_if_interrupted
+
+    pyomo_logger = logging.getLogger("pyomo.core")
+    quiet = _ConstructionLogFilter()
+    pyomo_logger.addFilter(quiet)
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, handle)
+    saved = _json_stream
+    with contextlib.ExitStack() as stack:
+        if wants_json:
+            _json_stream = sys.stdout
+            stack.enter_context(contextlib.redirect_stdout(sys.stderr))
+        try:
+            yield
+            raise_if_interrupted()  # a signal whose exception a C library swallowed
+        finally:
+            _json_stream = saved
+            pyomo_logger.removeFilter(quiet)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
 
 def _cmd_solvers(args):
@@ -68,7 +131,7 @@ def _cmd_list(args):
     if args.options:
         rows = options(args.options)
         if args.json:
-            print(json.dumps({"model": args.options, "options": rows}, default=str))
+            _print_json({"model": args.options, "options": rows})
             return 0
         print(f"{args.options}: {description(args.options)}")
         print("options (pyomo-mbdyn run MODEL --set KEY=VALUE, VALUE JSON-typed):")
@@ -124,27 +187,27 @@ def _cmd_run(args):
 
     def report(stage):
         stages.append(stage)
-        if not args.json:  # --json prints exactly one object: the stages are in it
-            print(_stage_line(stage), flush=True)
+        # progress: on stdout, or with --json on stderr (stdout holds the one object, with the stages)
+        print(_stage_line(stage), flush=True)
 
     request = {"model": args.model, "scheme": args.scheme, "steps": args.steps, "solver": args.solver}
     try:
         result, model = solve_model(args.model, args.scheme, args.steps, args.solver,
                                     options=parse_settings(args.set), coarsest=args.coarsest,
                                     refine=not args.no_refine,
-                                    report=report)
+                                    report=report, force=args.force)
     except SolveFailedError as err:
         if args.json:
             failed = {**request, "status": err.status, "error": str(err)}
             if stages:
                 failed["stages"] = stages
-            print(json.dumps(failed))
-        print(f"pyomo-mbdyn: {args.model}: {err}", file=sys.stderr)
+            _print_json(failed)
+        print(_line(args.model, err), file=sys.stderr)
         return 1
     except MbdynError as err:  # construction, options, guesses: before or instead of a solve
         if args.json:
-            print(json.dumps({**request, "status": "error", "error": str(err)}))
-        print(f"pyomo-mbdyn: {args.model}: {err}", file=sys.stderr)
+            _print_json({**request, "status": "error", "error": str(err)})
+        print(_line(args.model, err), file=sys.stderr)
         return 2
     figures, plot_error = [], None
     if args.save is not None:
@@ -181,7 +244,7 @@ def _cmd_run(args):
             result["html"] = html
         if plot_error is not None:
             result["error"] = plot_error
-        print(json.dumps(result))
+        _print_json(result)
     else:
         width = max(len(k) for k in result)
         for key, value in result.items():
@@ -193,7 +256,7 @@ def _cmd_run(args):
         if html is not None:
             print(f"{'html':<{width}}  {html}")
     if plot_error is not None:
-        print(f"pyomo-mbdyn: {args.model}: {plot_error}", file=sys.stderr)
+        print(_line(args.model, plot_error), file=sys.stderr)
         return 1
     return 0 if result["status"] in ("optimal", "locallyOptimal") else 1
 
@@ -212,42 +275,53 @@ def _split_list(text, flag, kind=str):
 
 
 def _study_executor(args):
-    """``(executor, close)`` for ``--scheduler`` / ``--workers``; ``(None, None)``: the study's own pool."""
+    """``(executor, close)`` for ``--scheduler``; ``(None, None)``: the study's own supervised
+    processes (``--workers``: a lost worker or a run beyond ``--task-timeout`` costs that run only)."""
     from .errors import ConfigurationError
 
-    if args.scheduler is not None:
-        try:
-            from distributed import Client
-        except ImportError:
-            raise ConfigurationError(
-                "--scheduler needs Dask's distributed scheduler: pip install 'pyomo_mbdyn[dask]'") from None
-        try:
-            client = Client(args.scheduler)
-        except (OSError, TimeoutError) as err:
-            raise ConfigurationError(f"--scheduler {args.scheduler!r}: cannot connect ({err})") from None
-        return client.get_executor(), client.close
-    if args.workers is not None:
-        from .studies import process_executor
-
-        executor = process_executor(args.workers)
-        return executor, executor.shutdown
-    return None, None
+    if args.scheduler is None:
+        return None, None
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ConfigurationError(
+            "--scheduler needs Dask's distributed scheduler: pip install 'pyomo_mbdyn[dask]'") from None
+    try:
+        client = Client(args.scheduler)
+    except (ValueError, TypeError) as err:  # not an address: "notaurl", an unknown scheme
+        raise ConfigurationError(f"--scheduler {args.scheduler!r}: not a scheduler address ({err}); "
+                                 f"expected e.g. tcp://host:8786") from None
+    except (OSError, TimeoutError) as err:
+        raise ConfigurationError(f"--scheduler {args.scheduler!r}: cannot connect ({err})") from None
+    return client.get_executor(), client.close
 
 
 def _study_table(args, study):
-    """Run the study that ``args`` asks for; ``(table, options)``."""
+    """Run the study that ``args`` asks for; ``(table, options)``.  Everything is checked
+    before anything runs: the options, the ``--csv`` destination
+    (:class:`~pyomo_mbdyn.errors.DestinationError`), ``--save-dir`` and the other
+    arguments (by the study), the scheduler's address."""
     from .studies import multistart, sweep
+    from .trajectory import check_destination
 
     options = parse_settings(args.set)
+    if args.csv is not None:
+        check_destination(args.csv, what="--csv table")
+    grid = {}
+    if study == "sweep":
+        if args.scheme is not None:
+            grid["scheme"] = _split_list(args.scheme, "--scheme")
+        if args.steps is not None:
+            grid["steps"] = _split_list(args.steps, "--steps", int)
+    from pyomo_mbdyn.models import check_steps
+
+    for steps in grid.get("steps", []) + ([args.steps] if study != "sweep" and args.steps is not None else []):
+        check_steps(args.model, steps)  # before any run: a bad grid point fails no worker
     executor, close = _study_executor(args)
-    common = {"executor": executor, "solver": args.solver, "save_dir": args.save_dir}
+    common = {"executor": executor, "workers": args.workers, "task_timeout": args.task_timeout,
+              "solver": args.solver, "save_dir": args.save_dir}
     try:
         if study == "sweep":
-            grid = {}
-            if args.scheme is not None:
-                grid["scheme"] = _split_list(args.scheme, "--scheme")
-            if args.steps is not None:
-                grid["steps"] = _split_list(args.steps, "--steps", int)
             table = sweep(args.model, grid, options=options, **common)
         else:
             options.update({k: v for k, v in (("scheme", args.scheme), ("steps", args.steps)) if v is not None})
@@ -255,7 +329,10 @@ def _study_table(args, study):
                                radius=args.radius, options=options, **common)
     finally:
         if close is not None:
-            close()
+            try:
+                close()
+            except Exception as err:  # the results stand; say it and go on
+                print(f"pyomo-mbdyn: closing the Dask client failed: {type(err).__name__}: {err}", file=sys.stderr)
     return table, options
 
 
@@ -283,32 +360,67 @@ def _print_study(table, best):
 
 
 def _cmd_study(args, study):
+    """``sweep`` / ``multistart``: run the study, then report it.  A bad request (exit 2)
+    is refused before any solve.  Once the runs are done their results are always
+    printed (the table, or the one JSON object): a failure afterwards (writing
+    ``--csv``: exit 1; a bug in the reporting: exit 3) is added to them as ``error``
+    (with ``--json`` also ``"status": "error"``) and said on stderr."""
     from .errors import MbdynError
-    from .studies import SUCCESS, best as best_run, to_records
+    from .studies import SUCCESS, best as best_run, to_records, write_table_csv
 
     try:
         table, options = _study_table(args, study)
     except MbdynError as err:
         if args.json:
-            print(json.dumps({"model": args.model, "study": study, "status": "error", "error": str(err)}))
+            _print_json({"model": args.model, "study": study, "status": "error", "error": str(err)})
         print(f"pyomo-mbdyn: {err}", file=sys.stderr)
-        return 2
-    best = best_run(table)
+        return EXIT_BAD_REQUEST
+    errors, code = [], None
+
+    def failed(what, err, status):
+        nonlocal code
+        errors.append(f"{what}: {type(err).__name__}: {err}")
+        code = status if code is None else max(code, status)
+
+    try:
+        best = best_run(table)
+    except Exception as err:  # the runs stand: print them
+        best = None
+        failed("internal error while choosing the best run", err, EXIT_INTERNAL)
+    written = None
     if args.csv is not None:
-        written = table.copy()
-        if "final_state" in written.columns:
-            written["final_state"] = [None if s is None else json.dumps(s) for s in written["final_state"]]
-        written.to_csv(args.csv, index_label="task")
+        try:
+            written = write_table_csv(table, args.csv)
+        except OSError as err:  # a DestinationError: the file system changed since the check
+            failed(f"--csv {args.csv}", err, EXIT_FAILED)
+        except Exception as err:
+            failed(f"internal error while writing --csv {args.csv}", err, EXIT_INTERNAL)
     if args.json:
-        print(json.dumps({"model": args.model, "study": study, "runs": to_records(table),
-                          "best": to_records(best), "options": options}))
+        try:
+            runs = to_records(table)
+            chosen = to_records(best)
+        except Exception as err:
+            runs, chosen = table.to_dict("records"), None
+            failed("internal error while converting the runs to JSON", err, EXIT_INTERNAL)
+        out = {"model": args.model, "study": study, "runs": runs, "best": chosen, "options": options}
+        if errors:
+            out.update(status="error", error="; ".join(errors))
+        _print_json(out)
     else:
-        _print_study(table, best)
-        if args.csv is not None:
-            print(f"table written to {args.csv}")
+        try:
+            _print_study(table, best)
+        except Exception as err:  # print the runs plainly
+            print(table.to_string())
+            failed("internal error while printing the table", err, EXIT_INTERNAL)
+        if written is not None:
+            print(f"table written to {written}")
+    for error in errors:
+        print(_line(args.model, error), file=sys.stderr)
+    if code is not None:
+        return code
     if study == "sweep":
-        return 0 if table["status"].isin(SUCCESS).all() else 1
-    return 0 if best is not None else 1
+        return 0 if table["status"].isin(SUCCESS).all() else EXIT_FAILED
+    return 0 if best is not None else EXIT_FAILED
 
 
 def _cmd_sweep(args):
@@ -344,6 +456,9 @@ def _cmd_diagnose(args):
         kwds = parse_settings(args.set)
         _check_options(args.model, module, kwds)
         kwds.update({k: v for k, v in (("scheme", args.scheme), ("steps", args.steps)) if v is not None})
+        from .studies.size import check_size
+
+        check_size(args.model, module.build, kwds, force=args.force)  # before a build too large to hold
         model = module.build(**kwds)
         if args.solve:
             from .solvers import get_solver
@@ -351,8 +466,8 @@ def _cmd_diagnose(args):
             opt = get_solver(args.solver, model=model)
     except MbdynError as err:
         if args.json:
-            print(json.dumps({**request, "status": "error", "error": str(err)}))
-        print(f"pyomo-mbdyn: {args.model}: {err}", file=sys.stderr)
+            _print_json({**request, "status": "error", "error": str(err)})
+        print(_line(args.model, err), file=sys.stderr)
         return EXIT_BAD_REQUEST
     solved, failed_results = None, None
     if args.solve:
@@ -373,7 +488,7 @@ def _cmd_diagnose(args):
         out["scheme"] = getattr(getattr(model, "dyn", None), "scheme", args.scheme)
         if solved is not None:
             out["solve"] = solved
-        print(json.dumps(out))
+        _print_json(out)
         return 0
     if solved is not None:
         said = solved.get("message") or solved.get("error") or ""
@@ -388,15 +503,21 @@ def _add_study_arguments(parser):
                         help="a model option, as for run (JSON-typed VALUE)")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, default=None, metavar="K",
-                       help="local worker processes (default: one per CPU, at most one per run)")
+                       help="local worker processes (default: one per CPU, at most one per run); a process "
+                            "that dies costs only the run it was on, the others run on a new one")
     where.add_argument("--scheduler", default=None, metavar="ADDRESS",
                        help="run on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786)")
+    parser.add_argument("--task-timeout", type=float, default=None, metavar="S", dest="task_timeout",
+                        help="seconds a run may take; a run that has not ended by then is reported with "
+                             "status 'timeout' and its worker process killed and replaced (on a Dask "
+                             "cluster it is abandoned); default: no limit")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print one JSON object")
-    out.add_argument("--csv", default=None, metavar="FILE", help="also write the table of runs to FILE")
+    out.add_argument("--csv", default=None, metavar="FILE",
+                     help="also write the table of runs to FILE (checked before any run)")
     parser.add_argument("--save-dir", default=None, metavar="DIR",
-                        help="save each solved trajectory (.npz, pyomo_mbdyn.results) into DIR "
-                             "(with --scheduler: on the workers' file system)")
+                        help="save each solved trajectory (.npz, pyomo_mbdyn.results) into DIR, created if "
+                             "missing (with --scheduler: on the workers' file system)")
 
 
 class ArgumentError(Exception):
@@ -436,6 +557,9 @@ def build_parser():
     run.add_argument("--coarsest", type=int, default=None, metavar="N",
                      help="coarsest grid of the grid refinement used from 2N steps "
                           "(default: pyomo_mbdyn.ocp.solve.REFINE_FROM = 80)")
+    run.add_argument("--force", action="store_true",
+                     help="build a request larger than this machine's memory holds by estimate "
+                          "(pyomo_mbdyn.studies.size)")
     run.add_argument("--no-refine", action="store_true",
                      help="solve on the requested grid directly, without grid refinement")
     run.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
@@ -476,6 +600,8 @@ def build_parser():
     diag.add_argument("--steps", type=int, default=None, help="number of time steps N")
     diag.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
                       help="a model option, as for run (JSON-typed VALUE)")
+    diag.add_argument("--force", action="store_true",
+                      help="build a request larger than this machine's memory holds by estimate")
     diag.add_argument("--solve", action="store_true",
                       help="solve first, then diagnose the solution (or the solver's final point)")
     diag.add_argument("--solver", default=None, help="solver for --solve (default: get_solver())")
@@ -501,7 +627,7 @@ def main(argv=None):
 
     def refuse(message, status, code):
         if wants_json:
-            print(json.dumps({"command": command, "status": status, "error": message}))
+            _print_json({"command": command, "status": status, "error": message})
         print(f"pyomo-mbdyn: {message}", file=sys.stderr)
         return code
 
@@ -512,13 +638,25 @@ def main(argv=None):
         return refuse(str(err), "error", EXIT_BAD_REQUEST)
     except SystemExit as exit:  # --help, --version: argparse printed what was asked
         return exit.code if isinstance(exit.code, int) else 0
+    from .solvers.interrupts import exit_status, interruption_behind
+
+    def interrupted(interrupt):  # Ctrl-C (130), SIGTERM (143): also inside a solver
+        signum = exit_status(interrupt) - 128
+        name = {2: "SIGINT", 15: "SIGTERM"}.get(signum, f"signal {signum}")
+        return refuse(f"interrupted ({name})", "interrupted", exit_status(interrupt))
+
     try:
-        return args.func(args)
-    except MbdynError as err:
-        return refuse(str(err), "error", EXIT_BAD_REQUEST)
-    except KeyboardInterrupt:
-        return refuse("interrupted", "interrupted", 130)
-    except Exception as err:  # a bug: one line, a distinct exit status
+        with _command_streams(wants_json):
+            return args.func(args)
+    except KeyboardInterrupt as interrupt:
+        return interrupted(interrupt)
+    except Exception as err:
+        interrupt = interruption_behind(err)  # a signal that surfaced as another error
+        if interrupt is not None:
+            return interrupted(interrupt)
+        if isinstance(err, MbdynError):
+            return refuse(str(err), "error", EXIT_BAD_REQUEST)
+        # a bug: one line, a distinct exit status
         if os.environ.get("PYOMO_MBDYN_TRACEBACK"):
             raise
         return refuse(f"internal error: {type(err).__name__}: {err} (please report it; "

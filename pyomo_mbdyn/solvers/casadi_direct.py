@@ -87,6 +87,8 @@ from .ampl_driver import (BONMIN_RESULT_CODES, IPOPT_RESULT_CODES, _convert, _is
                           bonmin_stopped_by_time, with_ipopt_defaults)
 from .evaluation import INVALID_NUMBER, invalid_rows
 from .selection import library_version
+from .interrupts import interruptible
+from .threads import blas_threads
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
 
@@ -279,10 +281,13 @@ class _CasadiDirect(DirectSolver):
             t1 = time.perf_counter()
             self.timings["nlpsol"] = t1 - t0
             try:
-                sol = solver(
-                    x0=nlp.x0, lbx=nlp.lbx, ubx=nlp.ubx, lbg=nlp.lbg, ubg=nlp.ubg,
-                    lam_x0=lam_x0, lam_g0=lam_g0,
-                )
+                # the same iterates on every machine (solvers.threads); Ctrl-C / SIGTERM
+                # inside IPOPT raised as an interruption, not read as a failed solve
+                with blas_threads(), interruptible():
+                    sol = solver(
+                        x0=nlp.x0, lbx=nlp.lbx, ubx=nlp.ubx, lbg=nlp.lbg, ubg=nlp.ubg,
+                        lam_x0=lam_x0, lam_g0=lam_g0,
+                    )
                 error = None
             except RuntimeError as err:
                 sol, error = None, _short(err)
@@ -409,20 +414,13 @@ class _CasadiDirect(DirectSolver):
                 v.set_value(float(x[i]), skip_validation=True)
 
 
-class _redirect:
-    """Send the solver's output (CasADi prints through Python's streams) to a buffer."""
+def _redirect(buf):
+    """Send the solver's output (CasADi prints through Python's streams) to a buffer:
+    this thread's output only, ``sys.stdout`` left as found even when several threads
+    solve at once (:mod:`pyomo_mbdyn.solvers.output`)."""
+    from .output import capture_output
 
-    def __init__(self, buf):
-        self._stack = contextlib.ExitStack()
-        self._buf = buf
-
-    def __enter__(self):
-        self._stack.enter_context(contextlib.redirect_stdout(self._buf))
-        self._stack.enter_context(contextlib.redirect_stderr(self._buf))
-        return self
-
-    def __exit__(self, *exc):
-        return self._stack.__exit__(*exc)
+    return capture_output(buf)
 
 
 def _short(err):

@@ -60,6 +60,7 @@ from .ampl_driver import bonmin_stopped_by_time
 from .evaluation import INVALID_NUMBER, check_finite_start, invalid_rows
 from .pyomo_to_casadi import NONSMOOTH_ADVICE
 from .selection import library_version
+from .threads import solver_environment
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
 
@@ -217,6 +218,7 @@ class _CasadiAmplSolver(IPOPT):
         cmd = super().create_command_line(executable, problem_files)
         at = cmd.cmd.index(executable)
         cmd.cmd[at + 1 : at + 1] = ["-I", "-u", _DRIVER, self.backend]
+        cmd.env = solver_environment(cmd.env)  # one BLAS thread: the same iterates anywhere
         return cmd
 
     # -- results ----------------------------------------------------------

@@ -4,13 +4,15 @@
   :func:`best`, :func:`cluster_optima` — tasks built in the workers, run on a
   local process pool or a Dask cluster (see that module's docstring);
 * :mod:`~pyomo_mbdyn.studies.run`: :func:`solve_model` — one registry model
-  solved as ``pyomo-mbdyn run`` solves it (a sweep's task over a model name).
+  solved as ``pyomo-mbdyn run`` solves it (a sweep's task over a model name);
+* :mod:`~pyomo_mbdyn.studies.pool`: running the tasks so that a lost worker or a
+  task beyond its time limit costs that task only.
 """
 
 from .run import run_model, solve_model
 from .study import (PERTURBATIONS, PROGRESS_MIN_TASKS, SUCCESS, TIMING_COLUMNS, WORKER_ENVIRONMENT, best,
-                    cluster_optima, multistart, process_executor, sweep, to_records)
+                    cluster_optima, multistart, process_executor, sweep, to_records, write_table_csv)
 
 __all__ = ["sweep", "multistart", "best", "cluster_optima", "to_records", "process_executor", "run_model",
-           "solve_model", "SUCCESS", "TIMING_COLUMNS", "PERTURBATIONS", "PROGRESS_MIN_TASKS",
+           "solve_model", "write_table_csv", "SUCCESS", "TIMING_COLUMNS", "PERTURBATIONS", "PROGRESS_MIN_TASKS",
            "WORKER_ENVIRONMENT"]

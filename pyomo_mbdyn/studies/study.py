@@ -3,8 +3,10 @@
 :func:`sweep` solves one model per point of a grid (``{"steps": [20, 40],
 "scheme": ["bem", "rem"]}``); :func:`multistart` solves one model from many
 reproducible starting points and labels the distinct optima it reaches.  Both
-run their tasks on any :class:`concurrent.futures.Executor`: by default a
-local process pool; a Dask cluster through ``distributed.Client(address)
+run their tasks on any :class:`concurrent.futures.Executor`: by default on
+local worker processes of the study's own (``workers``; supervised, so that a
+lost process or a task beyond ``task_timeout`` costs that task only); a
+Dask cluster through ``distributed.Client(address)
 .get_executor()`` (``pip install "pyomo_mbdyn[dask]"``), which is how a study
 leaves one machine::
 
@@ -25,7 +27,14 @@ provided the workers run casadi's BLAS alike — one thread each, as Dask's
 workers and those of :func:`process_executor` do (:data:`WORKER_ENVIRONMENT`).
 A task that fails (an infeasible problem, an iteration limit, an error while
 building) is a row with its ``status`` and ``message``, never dropped and never
-the end of the study.
+the end of the study; so is a task whose worker process was lost (killed by a
+signal, crashed: ``"error"``, the message says ``worker lost`` and how) and, with
+``task_timeout``, a task that ran out of time (``"timeout"``).  Every other task
+runs, and every result computed is reported.  On the study's own processes (the
+default) exactly the task that was on the lost or overrunning process fails; on a
+given executor the study survives what that executor allows
+(:mod:`pyomo_mbdyn.studies.pool` says what: a broken process pool's unfinished tasks
+run again on processes of the study's own).
 
 Records (one row of the pandas DataFrame per task, in task order whatever the
 order of completion; the index is the task number):
@@ -37,7 +46,8 @@ the task's inputs         sweep: one column per grid key (the grid point);
 ``status``                the solver's termination condition (``"optimal"``,
                           ``"locallyOptimal"``, ``"maxIterations"``,
                           ``"infeasible"``, …), ``"error"`` for an exception
-                          that is not a failed solve
+                          that is not a failed solve or a lost worker,
+                          ``"timeout"`` for a task beyond ``task_timeout``
 ``objective``             the active objective's value (None unless solved)
 ``iterations``            solver iterations (None when unknown or failed)
 ``build_seconds``         building the model (and moving its start)
@@ -71,16 +81,17 @@ import os
 import pickle
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..errors import ConfigurationError, SolveFailedError
+from ..atomic import atomic_write
+from ..errors import ConfigurationError, DestinationError, SolveFailedError
 
-__all__ = ["sweep", "multistart", "best", "cluster_optima", "to_records", "process_executor",
+__all__ = ["sweep", "multistart", "best", "cluster_optima", "to_records", "write_table_csv", "process_executor",
            "SUCCESS", "TIMING_COLUMNS", "PERTURBATIONS", "PROGRESS_MIN_TASKS", "WORKER_ENVIRONMENT"]
 
 #: termination conditions that count as solved (those of :func:`pyomo_mbdyn.ocp.solve`)
@@ -103,6 +114,9 @@ PROGRESS_MIN_TASKS = 5
 #: iterations with its default threads, 64 with one), and one task per core does not
 #: oversubscribe the cores.
 WORKER_ENVIRONMENT = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+#: the range of a nullable Int64 column
+_INT64 = (-2**63, 2**63 - 1)
 
 #: columns every record has, after the inputs
 _COLUMNS = ("status", "objective", "iterations", "build_seconds", "solve_seconds", "seconds", "message")
@@ -324,7 +338,24 @@ def _check_keys(what, build, keys, accepted, where):
             f"{what}: {owner} takes no {where} key {unknown[0]!r}; its options are {accepted}")
 
 
-def _check_common(what, options, solver, solve_options, save_dir):
+def _check_common(what, options, solver, solve_options, save_dir, executor=None, workers=None, task_timeout=None):
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise ConfigurationError(f"{what}: executor must be a concurrent.futures.Executor (a process or thread "
+                                 f"pool, a Dask client's get_executor()), got {executor!r}")
+    if workers is not None:
+        if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+            raise ConfigurationError(f"{what}: workers must be a positive integer, got {workers!r}")
+        if executor is not None:
+            raise ConfigurationError(f"{what}: workers={workers!r} sizes the study's own processes; "
+                                     f"give either workers or executor, not both")
+    if task_timeout is not None:
+        try:
+            ok = not isinstance(task_timeout, bool) and math.isfinite(task_timeout) and task_timeout > 0
+        except TypeError:
+            ok = False
+        if not ok:
+            raise ConfigurationError(f"{what}: task_timeout must be a positive finite number of seconds (or None), "
+                                     f"got {task_timeout!r}")
     if options is not None and not isinstance(options, dict):
         raise ConfigurationError(f"{what}: options must be a dict of build keywords, got {options!r}")
     if solver is not None and not isinstance(solver, str):
@@ -334,6 +365,24 @@ def _check_common(what, options, solver, solve_options, save_dir):
         raise ConfigurationError(f"{what}: solve_options must be a dict of solver options, got {solve_options!r}")
     if save_dir is not None and not isinstance(save_dir, (str, os.PathLike)):
         raise ConfigurationError(f"{what}: save_dir must be a directory path, got {save_dir!r}")
+    if save_dir is not None and (executor is None or isinstance(executor, (ProcessPoolExecutor, ThreadPoolExecutor))):
+        _check_save_dir(what, Path(save_dir))  # on this machine: where the workers save
+
+
+def _check_save_dir(what, path):
+    """Refuse a ``save_dir`` that is not a directory and cannot become one, before anything runs."""
+    if path.exists() and not path.is_dir():
+        raise DestinationError(f"{what}: save_dir {str(path)!r} is a file, not a directory: the trajectories "
+                               f"cannot be saved there; give a directory (it is created if missing)")
+    ancestor = path
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise DestinationError(f"{what}: save_dir {str(path)!r} cannot be created: {str(ancestor)!r} is a file, "
+                               f"not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise DestinationError(f"{what}: save_dir {str(path)!r} cannot be written: no permission to write in "
+                               f"{str(ancestor)!r}")
 
 
 def _check_picklable(what, executor, **objects):
@@ -417,36 +466,38 @@ def _progress_bar(progress, total, study):
     return tqdm(total=total, desc=study, unit="run", file=sys.stderr)
 
 
-def _execute(tasks, executor, progress, study):
-    """Run ``tasks``; their records in task order.  A future that fails (the worker
-    died, the task could not be sent) becomes an ``"error"`` row."""
-    own = executor is None
-    if own:
-        executor = process_executor(min(len(tasks), os.cpu_count() or 1))
+def _execute(tasks, executor, progress, study, workers=None, task_timeout=None):
+    """Run ``tasks``; their records in task order, one for every task whatever happens
+    to the others (:mod:`pyomo_mbdyn.studies.pool`): a task whose worker was lost or
+    that timed out, or whose future failed, is a row with its ``status`` and ``message``.
+
+    ``executor`` None: on ``workers`` supervised processes of the study's own (default
+    min(tasks, CPUs)); otherwise on ``executor``."""
+    from .pool import run_on_executor, run_supervised
+
     bar = _progress_bar(progress, len(tasks), study)
     records = [None] * len(tasks)
     try:
-        futures = {executor.submit(_run_task, task): task for task in tasks}
-        for future in as_completed(futures):
-            task = futures[future]
-            try:
-                records[task.index] = future.result()
-            except Exception as err:
-                records[task.index] = _lost(task, err)
+        if executor is None:
+            workers = min(len(tasks), workers or os.cpu_count() or 1)
+            outcomes = run_supervised(tasks, _run_task, workers, task_timeout, _start_worker, (WORKER_ENVIRONMENT,))
+        else:
+            outcomes = run_on_executor(tasks, _run_task, executor, task_timeout, _start_worker, (WORKER_ENVIRONMENT,))
+        for task, record, failure in outcomes:
+            records[task.index] = record if failure is None else _failed(task, *failure)
             if bar is not None:
                 bar.update(1)
     finally:
         if bar is not None:
             bar.close()
-        if own:
-            executor.shutdown(wait=True, cancel_futures=True)
     return records
 
 
-def _lost(task, err):
+def _failed(task, status, message):
+    """The record of a task that returned none: its inputs, ``status`` and ``message``."""
     record = dict(task.inputs)
     record.update({key: None for key in _COLUMNS})
-    record.update(status="error", message=f"the task did not return: {type(err).__name__}: {err}")
+    record.update(status=status, message=message)
     if task.save_path is not None:
         record["path"] = None
     if task.study == "multistart":
@@ -460,15 +511,15 @@ def _table(records):
     for column in table.columns:
         values = [r.get(column) for r in records if r.get(column) is not None]
         if values and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-                          for v in values):
-            table[column] = table[column].astype("Int64")
+                          and _INT64[0] <= v <= _INT64[1] for v in values):
+            table[column] = table[column].astype("Int64")  # else Python ints (a seed beyond 2**63)
     table["objective"] = table["objective"].astype(float)
     return table
 
 
 # -- studies -------------------------------------------------------------------
 def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=None, options=None,
-          save_dir=None):
+          save_dir=None, workers=None, task_timeout=None):
     """Solve one model per point of ``grid``; a pandas DataFrame, one row per point.
 
     Parameters
@@ -488,9 +539,21 @@ def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=
         name is solved as ``run`` solves it, without solver options: for those, pass
         ``functools.partial(module.build)`` as ``build``.
     executor : concurrent.futures.Executor, optional
-        Where the tasks run (not shut down here): default a local process pool of
-        min(tasks, CPUs) "spawn" processes (:func:`process_executor`), shut down at
-        the end; a Dask cluster: ``distributed.Client(address).get_executor()``.
+        Where the tasks run (not shut down here): default ``workers`` supervised
+        "spawn" processes of the study's own (:func:`pyomo_mbdyn.studies.pool.run_supervised`,
+        set up as :func:`process_executor`'s), stopped at the end; a Dask cluster:
+        ``distributed.Client(address).get_executor()``.  See the module docstring for
+        what each survives.
+    workers : int ≥ 1, optional
+        The number of the study's own processes (default min(tasks, CPUs)); not with
+        ``executor``.
+    task_timeout : float > 0, optional
+        Seconds a task may run, from the moment its worker process takes it (on a
+        given executor: from the moment it is handed over, a fresh worker's start-up
+        included): a task that has not returned by then is a row with status
+        ``"timeout"``, its process is killed and replaced, and the other tasks run.
+        On a thread pool or a Dask cluster the task cannot be stopped: it is
+        abandoned and its worker stays busy until it returns.  Default: no limit.
     solver : str, optional
         A solver name (default :func:`pyomo_mbdyn.get_solver`'s choice in the worker).
     progress : bool, optional
@@ -500,7 +563,8 @@ def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=
         Build keywords common to every point (a grid key must not repeat one).
     save_dir : path, optional
         Save each solved trajectory there as ``sweep-<task>.npz``
-        (:class:`pyomo_mbdyn.results.SolvedTrajectory`); its path in ``path``.
+        (:class:`pyomo_mbdyn.results.SolvedTrajectory`; the directory is created if
+        missing); its path in ``path``.
 
     Returns
     -------
@@ -514,10 +578,15 @@ def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=
     ------
     ConfigurationError
         An unknown model, an empty grid or an empty list of values, a grid or option
-        key the build does not take, or solve options with a model name.
+        key the build does not take, solve options with a model name, ``workers``
+        that is not a positive integer or given with ``executor``, a ``task_timeout``
+        that is not a positive finite number.
+    DestinationError
+        A ``save_dir`` that is a file or cannot be created (checked on this machine
+        unless ``executor`` is a Dask cluster's).
     """
     what = "sweep"
-    _check_common(what, options, solver, solve_options, save_dir)
+    _check_common(what, options, solver, solve_options, save_dir, executor, workers, task_timeout)
     build, accepted = _resolve_build(build, what)
     points = _grid_points(grid)
     options = dict(options or {})
@@ -535,11 +604,12 @@ def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=
                    solve_options=dict(solve_options or {}),
                    save_path=None if save_dir is None else str(Path(save_dir) / f"sweep-{i:04d}.npz"))
              for i, point in enumerate(points)]
-    return _table(_execute(tasks, executor, progress, what))
+    return _table(_execute(tasks, executor, progress, what, workers, task_timeout))
 
 
 def multistart(build, starts, seed=0, perturb="guess", radius=1e-2, solve_options=None, executor=None,
-               solver=None, progress=None, options=None, save_dir=None, objective_rtol=1e-6, state_tol=1e-4):
+               solver=None, progress=None, options=None, save_dir=None, objective_rtol=1e-6, state_tol=1e-4,
+               workers=None, task_timeout=None):
     """Solve one model from ``starts`` starting points; a DataFrame with its distinct optima labelled.
 
     Start 0 is the model's own guess.  Start s > 0 is that guess moved with the
@@ -572,11 +642,13 @@ def multistart(build, starts, seed=0, perturb="guess", radius=1e-2, solve_option
         ``build(**options)``) or a picklable ``build(**options) -> model``.
     starts : int ≥ 1
     seed : int ≥ 0
+        Any size (numpy's ``SeedSequence`` takes them all); the ``seed`` column holds
+        Python integers when it exceeds 2**63 - 1.
     radius : float > 0
         Size of the named perturbations.
     options : dict, optional
         Build keywords (``{"scheme": "rem", "steps": 20}``).
-    executor, solver, progress, save_dir :
+    executor, workers, task_timeout, solver, progress, save_dir :
         As for :func:`sweep` (trajectories saved as ``start-<s>.npz``).
 
     Returns
@@ -590,11 +662,14 @@ def multistart(build, starts, seed=0, perturb="guess", radius=1e-2, solve_option
     Raises
     ------
     ConfigurationError
-        An unknown model or option, ``starts`` < 1, a negative seed, an unknown
-        ``perturb`` name, a radius that is not positive.
+        An unknown model or option, ``starts`` < 1, a seed that is negative or not an
+        integer (a bool included), an unknown ``perturb`` name, a radius that is not
+        positive and finite, and the bad ``workers`` / ``task_timeout`` of :func:`sweep`.
+    DestinationError
+        As for :func:`sweep`.
     """
     what = "multistart"
-    _check_common(what, options, solver, solve_options, save_dir)
+    _check_common(what, options, solver, solve_options, save_dir, executor, workers, task_timeout)
     build, accepted = _resolve_build(build, what)
     if isinstance(starts, bool) or not isinstance(starts, (int, np.integer)) or starts < 1:
         raise ConfigurationError(f"multistart: starts must be an integer ≥ 1, got {starts!r}")
@@ -608,7 +683,7 @@ def multistart(build, starts, seed=0, perturb="guess", radius=1e-2, solve_option
             ok = math.isfinite(radius) and radius > 0
         except TypeError:
             ok = False
-        if not ok:
+        if not ok or isinstance(radius, bool):
             raise ConfigurationError(f"multistart: radius must be positive and finite, got {radius!r}")
     options = dict(options or {})
     _check_keys(what, build, list(options), accepted, "options")
@@ -619,7 +694,7 @@ def multistart(build, starts, seed=0, perturb="guess", radius=1e-2, solve_option
                    radius=float(radius) if not callable(perturb) else 0.0,
                    save_path=None if save_dir is None else str(Path(save_dir) / f"start-{s:04d}.npz"))
              for s in range(int(starts))]
-    table = _table(_execute(tasks, executor, progress, what))
+    table = _table(_execute(tasks, executor, progress, what, workers, task_timeout))
     table["optimum"] = cluster_optima(table, objective_rtol, state_tol)
     return table
 
@@ -718,3 +793,40 @@ def to_records(table):
     if isinstance(table, pd.Series):
         return {str(k): _plain(v) for k, v in table.items()}
     return [{str(k): _plain(v) for k, v in row.items()} for row in table.to_dict("records")]
+
+
+def write_table_csv(table, path):
+    """Write a study table to ``path`` as CSV: one line per task (index label
+    ``task``), ``final_state`` as a JSON list; return ``path`` as a Path.
+
+    The file is written atomically (:func:`pyomo_mbdyn.atomic.atomic_write`).
+    Raises :class:`~pyomo_mbdyn.errors.DestinationError` (an ``OSError``) naming
+    ``path`` when the file cannot be written (a directory, a missing directory, no
+    permission); :func:`pyomo_mbdyn.trajectory.check_destination` refuses such a path
+    before a study starts.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"start": [0, 1], "status": ["optimal", "error"], "objective": [2.0, None],
+    ...                       "final_state": [[1.0, 0.0], None]})
+    >>> path = write_table_csv(table, os.path.join(tempfile.mkdtemp(), "runs.csv"))
+    >>> print(path.read_text().strip())
+    task,start,status,objective,final_state
+    0,0,optimal,2.0,"[1.0, 0.0]"
+    1,1,error,,
+    """
+    import json
+
+    written = table.copy()
+    if "final_state" in written.columns:
+        written["final_state"] = [None if _plain(s) is None else json.dumps(_plain(s)) for s in written["final_state"]]
+    try:  # atomically: a failed write (a full disk) leaves an earlier table intact
+        with atomic_write(path, "w", encoding="utf-8", newline="", what="CSV table") as f:
+            written.to_csv(f, index_label="task")
+    except DestinationError:
+        raise
+    except OSError as err:
+        raise DestinationError(f"cannot write the table {str(path)!r}: {err.strerror or err}") from None
+    return Path(path)
