@@ -100,6 +100,27 @@ class MultibodySystem:
     def __repr__(self):
         return f"MultibodySystem({self.name!r})"
 
+    @classmethod
+    def from_urdf(cls, source, fixed="lump", **options):
+        """A robot read from a URDF file or text (:mod:`pyomo_mbdyn.mechanics.urdf`).
+
+        The root link is welded to the world; revolute/continuous → :class:`Revolute`,
+        prismatic → :class:`Prismatic`, planar → :class:`Planar`, floating → a free body,
+        fixed → the child lumped into its parent (parallel-axis theorem; ``fixed="keep"``:
+        a :class:`Fixed` joint).  Bodies are named after links, joints after URDF joints;
+        ``system.urdf_limits`` holds each joint's limits, ``system.urdf_links`` the body
+        of each link.  Options (``gravity``, ``actuated``, ``damping``, ``name``):
+        :func:`~pyomo_mbdyn.mechanics.urdf.build_from_urdf`.
+
+        >>> from pyomo_mbdyn import robots
+        >>> panda = MultibodySystem.from_urdf(robots.path("panda"))
+        >>> panda.dof, panda.velocities[0], panda.urdf_limits["panda_joint4"].upper
+        (7, 'panda_joint1.angle', -0.0698)
+        """
+        from .urdf import build_from_urdf
+
+        return build_from_urdf(source, fixed, cls=cls, **options)
+
     # -- declaration ------------------------------------------------------------
     def add_bodies(self, *bodies):
         for body in bodies:

@@ -1,0 +1,458 @@
+"""Robots read from URDF: :meth:`MultibodySystem.from_urdf <pyomo_mbdyn.mechanics.MultibodySystem.from_urdf>`.
+
+The URDF (Unified Robot Description Format) is read with the standard library's
+``xml.etree.ElementTree``; meshes (``<visual>``, ``<collision>``) and simulator
+tags (``<gazebo>``, ``<transmission>``) are ignored, never loaded.
+
+**Frames (URDF conventions).**  A link has a frame.  A joint's ``<origin xyz rpy>``
+is the pose of the child link's frame in the parent link's frame *at joint
+coordinate zero*, with ``R = R_z(yaw) R_y(pitch) R_x(roll)`` (fixed axes X, Y, Z).
+The joint's ``<axis xyz>`` (default ``1 0 0``, normalised) is in the child (joint)
+frame; a revolute joint turns the child frame about it by the joint angle, a
+prismatic joint moves it along it.  ``<inertial><origin>`` is the pose of the
+centre-of-mass frame in the link frame and ``<inertia>`` the tensor about the
+centre of mass in that frame.
+
+**Reference configuration.**  The system's reference configuration ``q0`` is the
+robot with every joint coordinate at zero: the world pose ``(p_ℓ, R_ℓ)`` of every
+link ℓ is composed down the tree from the joint origins.  Each body is a
+:class:`~pyomo_mbdyn.mechanics.RigidBody` at its centre of mass with the world
+inertia tensor (see below; the body turns its directors to the principal axes),
+and each joint is placed at the world origin of its child link with the world
+axis ``R_child · axis``.  The absolute reparametrisation
+``q(θ) = system.reparametrise(θ, system.q0)`` is then exactly the robot's forward
+kinematics at joint coordinates θ (a revolute angle turns about the axis carried
+by the parent; :mod:`pyomo_mbdyn.discretization.charts`).
+
+**Mapping of joint types.**
+
+- ``revolute``, ``continuous`` → :class:`~pyomo_mbdyn.mechanics.Revolute` (coordinate ``name.angle``);
+- ``prismatic`` → :class:`~pyomo_mbdyn.mechanics.Prismatic` (``name.slide``);
+- ``planar`` → :class:`~pyomo_mbdyn.mechanics.Planar` with the axis as plane normal
+  (``name.angle, name.slide1, name.slide2``; the slides along the library's in-plane frame
+  of the normal, not the joint frame's x and y);
+- ``fixed`` → with ``fixed="lump"`` the child link is merged into its parent body, with
+  ``fixed="keep"`` a :class:`~pyomo_mbdyn.mechanics.Fixed` joint;
+- ``floating`` → no joint: the child is a free root body (6 twist coordinates).
+
+The URDF's root link is welded to the world (the ground): it and every link fixed
+to it do not move, as in Pinocchio's ``buildModelFromXML`` without a root joint.
+Bodies are named after their (first) link, joints after the URDF joints; the joint
+rates ``ν`` follow the URDF tree depth first, siblings in file order (free bodies'
+twists first).
+
+**Lumping (parallel-axis theorem).**  A body made of links ℓ with masses ``m_ℓ``,
+world centres of mass ``c_ℓ`` and inertia tensors ``J_ℓ`` (about ``c_ℓ``, in the
+centre-of-mass frame ``R_ℓ^c = R_ℓ R_ℓ^inertial``) has::
+
+    m = Σ m_ℓ,    c = Σ m_ℓ c_ℓ / m,
+    J = Σ [ R_ℓ^c J_ℓ (R_ℓ^c)ᵀ + m_ℓ (|r_ℓ|² I - r_ℓ r_ℓᵀ) ],   r_ℓ = c_ℓ - c,
+
+the inertia about the body's centre of mass in world axes (Pinocchio's
+``Inertia.__add__``).  A massless link (no ``<inertial>`` or mass 0) is merged like
+any other; with ``fixed="keep"`` a massless fixed child is still merged (a body needs
+mass).  A body's origin links become named body points (``body.points[link]``, the
+link frame's origin), so a lumped flange or tool frame stays addressable.
+
+**Limits.**  ``system.urdf_limits`` maps each URDF joint with coordinates to a
+:class:`JointLimits` (position limits ``lower/upper``, ``effort``, ``velocity``,
+``damping``, ``friction``; ``None`` where the URDF gives none; a continuous joint has
+no position limits).  Nothing is applied to the system except, on request,
+``damping=True``: Rayleigh friction ``k = damping`` (:meth:`MultibodySystem.add_friction`).
+``system.urdf_links`` maps every URDF link to the body that carries it (``"ground"`` for
+the welded base).
+
+**Refused** with a named error (the link or joint and the bad value): malformed XML
+or a root element that is not ``<robot>`` (:class:`~pyomo_mbdyn.errors.ConfigurationError`),
+unknown joint types, ``<mimic>`` joints, a zero or non-finite axis, bad numbers, an
+inertia that is not positive semi-definite or violates the triangle inequality
+``J_i ≤ J_j + J_k`` (ConfigurationError; a *body's* inertia must be positive definite
+and satisfy it strictly); a joint naming an unknown link, a link with two parents,
+several roots or a cycle, a massless link carried by a moving joint (between two
+moving joints, or at the end of one) (:class:`~pyomo_mbdyn.errors.AssemblyError`).
+
+Examples
+--------
+>>> from pyomo_mbdyn.mechanics import MultibodySystem
+>>> arm = MultibodySystem.from_urdf('''<robot name="arm">
+...   <link name="base"/>
+...   <link name="upper"><inertial><origin xyz="0.5 0 0"/><mass value="1"/>
+...     <inertia ixx="0.01" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+...   <joint name="shoulder" type="revolute"><parent link="base"/><child link="upper"/>
+...     <axis xyz="0 0 1"/><limit lower="-1.5" upper="1.5" effort="20" velocity="2"/></joint>
+... </robot>''')
+>>> arm.name, list(arm.bodies), arm.velocities, arm.actuated
+('arm', ['upper'], ['shoulder.angle'], ['shoulder.angle'])
+>>> arm.urdf_limits["shoulder"].upper, arm.urdf_limits["shoulder"].effort
+(1.5, 20.0)
+"""
+
+import math
+import os
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import AssemblyError, ConfigurationError, InputTypeError, MissingFileError
+from .bodies import RigidBody
+from .joints import GROUND, Fixed, Planar, Prismatic, Revolute
+
+__all__ = ["JointLimits", "build_from_urdf", "rpy_matrix", "lump_inertia"]
+
+#: URDF joint types that are read
+JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
+_MOVING = ("revolute", "continuous", "prismatic", "planar", "floating")
+_INERTIA_TOL = 1e-9  # relative to the trace, for the checks of a declared tensor
+
+
+@dataclass(frozen=True)
+class JointLimits:
+    """What a URDF says about one joint's coordinates, kept for an OCP to apply.
+
+    Fields:
+
+    - ``joint``: the URDF joint name (= the library joint name); ``type``: the URDF type;
+    - ``dofs``: the library coordinate names (``'shoulder.angle'``, …);
+    - ``lower``, ``upper``: position limits (rad or m) of a revolute or prismatic joint
+      with a ``<limit>`` (URDF default 0); None for continuous and planar joints;
+    - ``effort`` (N·m or N), ``velocity`` (rad/s or m/s): from ``<limit>``, None if absent;
+    - ``damping`` (N·m·s/rad or N·s/m), ``friction`` (N·m or N): from ``<dynamics>``, default 0.
+
+    >>> elbow = JointLimits("elbow", "revolute", ("elbow.angle",), -2.0, 2.0, 40.0, 3.0)
+    >>> elbow.lower, elbow.upper, elbow.effort, elbow.velocity, elbow.damping, elbow.friction
+    (-2.0, 2.0, 40.0, 3.0, 0.0, 0.0)
+    """
+
+    joint: str
+    type: str
+    dofs: tuple
+    lower: float = None
+    upper: float = None
+    effort: float = None
+    velocity: float = None
+    damping: float = 0.0
+    friction: float = 0.0
+
+
+def rpy_matrix(rpy):
+    """``R = R_z(yaw) R_y(pitch) R_x(roll)`` of a URDF ``rpy="roll pitch yaw"``.
+
+    >>> np.round(rpy_matrix((0, 0, np.pi / 2)) @ [1, 0, 0], 12).tolist()
+    [0.0, 1.0, 0.0]
+    """
+    r, p, y = rpy
+    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
+    Rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
+    Ry = np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
+    Rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
+    return Rz @ Ry @ Rx
+
+
+def lump_inertia(parts):
+    """Mass, centre of mass and inertia about it of rigidly joined parts.
+
+    ``parts``: iterable of ``(m_ℓ, c_ℓ, J_ℓ)`` with ``J_ℓ`` about ``c_ℓ``, all in one
+    frame.  Returns ``(m, c, J)`` with ``m = Σ m_ℓ``, ``c = Σ m_ℓ c_ℓ / m`` and the
+    parallel-axis theorem ``J = Σ [J_ℓ + m_ℓ (|r_ℓ|² I - r_ℓ r_ℓᵀ)]``, ``r_ℓ = c_ℓ - c``;
+    ``(0, 0, 0)`` for no mass.
+
+    >>> m, c, J = lump_inertia([(1.0, (1, 0, 0), np.zeros((3, 3))), (1.0, (-1, 0, 0), np.zeros((3, 3)))])
+    >>> m, c.tolist(), np.diag(J).tolist()
+    (2.0, [0.0, 0.0, 0.0], [0.0, 2.0, 2.0])
+    """
+    parts = [(float(m), np.asarray(c, dtype=float), np.asarray(J, dtype=float)) for m, c, J in parts]
+    m = sum(p[0] for p in parts)
+    if m <= 0:
+        return 0.0, np.zeros(3), np.zeros((3, 3))
+    c = sum(mi * ci for mi, ci, _ in parts) / m
+    J = np.zeros((3, 3))
+    for mi, ci, Ji in parts:
+        r = ci - c
+        J += Ji + mi * (r @ r * np.eye(3) - np.outer(r, r))
+    return m, c, 0.5 * (J + J.T)
+
+
+# -- reading ----------------------------------------------------------------------------
+def _read_root(source):
+    """The ``<robot>`` element of a URDF file path or XML text."""
+    if isinstance(source, bytes):
+        source = source.decode("utf-8")
+    if isinstance(source, str) and source.lstrip().startswith("<"):
+        text, where = source, "URDF text"
+    elif isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not path.is_file():
+            raise MissingFileError(f"from_urdf: no URDF file {str(path)!r}")
+        text, where = path.read_text(encoding="utf-8"), f"URDF file {str(path)!r}"
+    else:
+        raise InputTypeError(f"from_urdf: expected a URDF file path or XML text, got "
+                             f"{type(source).__name__} {source!r}")
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise ConfigurationError(f"from_urdf: malformed XML in {where}: {exc}") from None
+    if root.tag != "robot":
+        raise ConfigurationError(f"from_urdf: the root element of {where} is <{root.tag}>, not <robot>")
+    return root
+
+
+def _numbers(element, attribute, n, what, default=None):
+    """``n`` finite floats from ``element.get(attribute)`` (``default`` if absent)."""
+    text = None if element is None else element.get(attribute)
+    if text is None:
+        if default is None:
+            raise ConfigurationError(f"{what}: missing {attribute}=")
+        return np.asarray(default, dtype=float)
+    try:
+        values = np.array([float(t) for t in text.split()])
+    except ValueError:
+        raise ConfigurationError(f"{what}: {attribute}={text!r} is not {n} number(s)") from None
+    if values.shape != (n,) or not np.all(np.isfinite(values)):
+        raise ConfigurationError(f"{what}: {attribute}={text!r} must be {n} finite number(s)")
+    return values
+
+
+def _optional(element, attribute, what):
+    if element is None or element.get(attribute) is None:
+        return None
+    return float(_numbers(element, attribute, 1, what)[0])
+
+
+def _origin(element, what):
+    """(R, p) of an ``<origin>`` child of ``element`` (identity if absent)."""
+    origin = element.find("origin")
+    if origin is None:
+        return np.eye(3), np.zeros(3)
+    xyz = _numbers(origin, "xyz", 3, f"{what} <origin>", (0, 0, 0))
+    rpy = _numbers(origin, "rpy", 3, f"{what} <origin>", (0, 0, 0))
+    return rpy_matrix(rpy), xyz
+
+
+def _name(element, kind):
+    name = element.get("name")
+    if not name:
+        raise ConfigurationError(f"from_urdf: a <{kind}> without a name= attribute")
+    return name
+
+
+def _inertial(link, name):
+    """(mass, centre in link frame, J in link frame) of a link's ``<inertial>`` (mass 0 if none)."""
+    what = f"URDF link {name!r}"
+    inertial = link.find("inertial")
+    if inertial is None:
+        return 0.0, np.zeros(3), np.zeros((3, 3))
+    R, c = _origin(inertial, f"{what} <inertial>")
+    mass_el = inertial.find("mass")
+    mass = 0.0 if mass_el is None else float(_numbers(mass_el, "value", 1, f"{what} <mass>")[0])
+    if mass < 0:
+        raise ConfigurationError(f"{what}: negative mass {mass!r}")
+    el = inertial.find("inertia")
+    k = {a: (0.0 if el is None or el.get(a) is None else float(_numbers(el, a, 1, f"{what} <inertia>")[0]))
+         for a in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
+    J = np.array([[k["ixx"], k["ixy"], k["ixz"]], [k["ixy"], k["iyy"], k["iyz"]], [k["ixz"], k["iyz"], k["izz"]]])
+    eig = np.linalg.eigvalsh(J)
+    tol = _INERTIA_TOL * max(np.abs(eig).max(), 1e-300)
+    shown = "(" + ", ".join(f"{a}={v:g}" for a, v in k.items()) + ")"
+    if eig.min() < -tol:
+        raise ConfigurationError(f"{what}: inertia {shown} is not positive definite "
+                                 f"(principal moments {eig.tolist()})")
+    if eig[2] > eig[0] + eig[1] + tol:
+        raise ConfigurationError(f"{what}: inertia {shown} violates the triangle inequality: principal "
+                                 f"moment {eig[2]:g} > {eig[0]:g} + {eig[1]:g}")
+    return mass, c, R @ J @ R.T
+
+
+def _axis(joint, name):
+    axis = _numbers(joint.find("axis"), "xyz", 3, f"URDF joint {name!r} <axis>", (1, 0, 0))
+    norm = float(np.linalg.norm(axis))
+    if norm < 1e-12:
+        raise ConfigurationError(f"URDF joint {name!r}: zero <axis xyz={joint.find('axis').get('xyz')!r}>")
+    return axis / norm
+
+
+# -- building ---------------------------------------------------------------------------
+def build_from_urdf(source, fixed="lump", *, cls=None, gravity=(0.0, 0.0, -9.81), actuated=True,
+                    damping=False, name=None):
+    """Read a URDF into a :class:`~pyomo_mbdyn.mechanics.MultibodySystem` (see the module text).
+
+    Parameters
+    ----------
+    source : str or path-like
+        A URDF file, or the XML text itself (a string starting with ``<``).
+    fixed : {"lump", "keep"}
+        ``"lump"`` (default, as Pinocchio): a fixed joint's child link is merged into its
+        parent body by the parallel-axis theorem; ``"keep"``: it stays a body welded by a
+        :class:`~pyomo_mbdyn.mechanics.Fixed` joint (massless links are still merged).
+    gravity : 3 numbers
+        Default ``(0, 0, -9.81)`` (URDF's z is up).
+    actuated : bool
+        Actuate every revolute, continuous and prismatic joint (default True).
+    damping : bool
+        Apply each joint's ``<dynamics damping>`` as Rayleigh friction (default False:
+        only stored in ``system.urdf_limits``).
+    name : str, optional
+        The system's name; default the ``<robot name>``.
+
+    Returns
+    -------
+    MultibodySystem
+        with the extra attributes ``urdf_limits`` (``{joint: JointLimits}``) and
+        ``urdf_links`` (``{link: body name or "ground"}``).
+    """
+    if cls is None:
+        from .system import MultibodySystem as cls
+    if fixed not in ("lump", "keep"):
+        raise ConfigurationError(f"from_urdf: fixed must be 'lump' or 'keep', got {fixed!r}")
+    for option, value in (("actuated", actuated), ("damping", damping)):
+        if not isinstance(value, bool):
+            raise ConfigurationError(f"from_urdf: {option} must be True or False, got {value!r}")
+    if name is not None and (not isinstance(name, str) or not name):
+        raise ConfigurationError(f"from_urdf: name must be a non-empty string, got {name!r}")
+    robot = _read_root(source)
+
+    # links and joints (direct children of <robot> only: <transmission> also has <joint>s)
+    links = {}
+    for el in robot.findall("link"):
+        lname = _name(el, "link")
+        if lname in links:
+            raise ConfigurationError(f"from_urdf: two links named {lname!r}")
+        links[lname] = _inertial(el, lname)
+    joints, parent_of, children = {}, {}, {lname: [] for lname in links}
+    for el in robot.findall("joint"):
+        jname = _name(el, "joint")
+        what = f"URDF joint {jname!r}"
+        if jname in joints:
+            raise ConfigurationError(f"from_urdf: two joints named {jname!r}")
+        jtype = el.get("type")
+        if jtype not in JOINT_TYPES:
+            raise ConfigurationError(f"{what}: unknown joint type {jtype!r}; known: {', '.join(JOINT_TYPES)}")
+        if el.find("mimic") is not None:
+            raise ConfigurationError(f"{what}: mimic joints (following {el.find('mimic').get('joint')!r}) "
+                                     f"are not supported; model the coupling as a constraint")
+        ends = {}
+        for role in ("parent", "child"):
+            sub = el.find(role)
+            ends[role] = None if sub is None else sub.get("link")
+            if not ends[role]:
+                raise AssemblyError(f"{what}: missing <{role} link=...>")
+            if ends[role] not in links:
+                raise AssemblyError(f"{what}: {role} link {ends[role]!r} is not a <link> of the robot")
+        parent, child = ends["parent"], ends["child"]
+        if parent == child:
+            raise AssemblyError(f"{what}: parent and child are the same link {child!r}")
+        if child in parent_of:
+            raise AssemblyError(f"URDF link {child!r} has two parents: joints {parent_of[child]!r} and {jname!r}")
+        R, p = _origin(el, what)
+        axis = _axis(el, jname) if jtype in ("revolute", "continuous", "prismatic", "planar") else None
+        limit, dyn = el.find("limit"), el.find("dynamics")
+        has_position_limits = jtype in ("revolute", "prismatic") and limit is not None
+        info = dict(lower=_optional(limit, "lower", f"{what} <limit>") if has_position_limits else None,
+                    upper=_optional(limit, "upper", f"{what} <limit>") if has_position_limits else None,
+                    effort=_optional(limit, "effort", f"{what} <limit>"),
+                    velocity=_optional(limit, "velocity", f"{what} <limit>"),
+                    damping=_optional(dyn, "damping", f"{what} <dynamics>") or 0.0,
+                    friction=_optional(dyn, "friction", f"{what} <dynamics>") or 0.0)
+        for key in ("effort", "velocity", "damping", "friction"):
+            if info[key] is not None and info[key] < 0:
+                raise ConfigurationError(f"{what}: negative {key} {info[key]!r}")
+        if has_position_limits:  # URDF defaults: lower = upper = 0
+            info["lower"] = 0.0 if info["lower"] is None else info["lower"]
+            info["upper"] = 0.0 if info["upper"] is None else info["upper"]
+            if info["lower"] > info["upper"]:
+                raise ConfigurationError(f"{what}: <limit lower={info['lower']!r}> above upper={info['upper']!r}")
+        joints[jname] = dict(type=jtype, parent=parent, child=child, R=R, p=p, axis=axis, info=info)
+        parent_of[child] = jname
+        children[parent].append(jname)
+    if not links:
+        raise AssemblyError("from_urdf: the robot has no <link>")
+    roots = [lname for lname in links if lname not in parent_of]
+    if len(roots) != 1:
+        raise AssemblyError(f"from_urdf: the links must form one tree; roots (links without a parent): "
+                            f"{roots or 'none (a cycle)'}")
+
+    # depth-first: world poses at joint coordinates zero and the body of every link
+    pose = {roots[0]: (np.eye(3), np.zeros(3))}
+    body_of = {roots[0]: "ground"}
+    order, stack = [], list(reversed(children[roots[0]]))
+    while stack:
+        jname = stack.pop()
+        j = joints[jname]
+        Rp, pp = pose[j["parent"]]
+        pose[j["child"]] = (Rp @ j["R"], pp + Rp @ j["p"])
+        lumped = j["type"] == "fixed" and (fixed == "lump" or links[j["child"]][0] == 0.0)
+        body_of[j["child"]] = body_of[j["parent"]] if lumped else j["child"]
+        if not lumped and j["child"] == "ground":
+            raise ConfigurationError(f"URDF joint {jname!r}: its child link is named 'ground', the library's "
+                                     f"name of the world; rename the link")
+        order.append(jname)
+        stack.extend(reversed(children[j["child"]]))
+    unreached = [lname for lname in links if lname not in pose]
+    if unreached:
+        raise AssemblyError(f"from_urdf: links {unreached} are not connected to the root {roots[0]!r} (a cycle)")
+    # bodies: mass, centre and inertia of each group (world axes at the reference)
+    members = {}
+    for lname in pose:
+        members.setdefault(body_of[lname], []).append(lname)
+    moving_into = {}  # body -> the joint that carries it
+    for jname in order:
+        j = joints[jname]
+        if body_of[j["child"]] == j["child"]:
+            moving_into[j["child"]] = jname
+    bodies = {}
+    for bname, group in members.items():
+        if bname == "ground":
+            continue
+        parts = []
+        for lname in group:
+            m, c, J = links[lname]
+            if m > 0:
+                R, p = pose[lname]
+                parts.append((m, p + R @ c, R @ J @ R.T))
+        m, c, J = lump_inertia(parts)
+        carrier = moving_into[bname]
+        if m == 0.0:
+            onward = [jn for lname in group for jn in children[lname] if body_of[joints[jn]["child"]] != bname]
+            if onward:
+                raise AssemblyError(
+                    f"URDF link {bname!r}: massless (no <inertial> or mass 0) between the moving joints "
+                    f"{carrier!r} and {onward[0]!r}; give it an <inertial> or lump it by a fixed joint")
+            raise AssemblyError(
+                f"URDF link {bname!r}: massless (no <inertial> or mass 0) but carried by the "
+                f"{joints[carrier]['type']} joint {carrier!r}, so it cannot be lumped; give it an <inertial>")
+        points = {lname: pose[lname][1] - c for lname in group}
+        try:
+            body = RigidBody(bname, m, inertia=J, position=c, directors=np.eye(3), points=points)
+        except ConfigurationError as exc:
+            lumped = f" (with the lumped links {group[1:]})" if len(group) > 1 else ""
+            raise ConfigurationError(f"URDF link {bname!r}{lumped}: {exc}") from None
+        bodies[bname] = body
+
+    system = cls(name or robot.get("name") or "robot", gravity=gravity)
+    system.add_bodies(*bodies.values())
+    placed, limits = [], {}
+    for jname in order:
+        j = joints[jname]
+        child = body_of[j["child"]]
+        if child != j["child"] or j["type"] == "floating":
+            continue  # lumped, or a free root body
+        parent = GROUND if body_of[j["parent"]] == "ground" else bodies[body_of[j["parent"]]]
+        Rc, pc = pose[j["child"]]
+        kind = {"revolute": Revolute, "continuous": Revolute, "prismatic": Prismatic,
+                "planar": Planar, "fixed": Fixed}[j["type"]]
+        kwds = {} if j["axis"] is None else {"axis": Rc @ j["axis"]}
+        joint = kind(jname, parent, bodies[child], location=pc, **kwds)
+        placed.append(joint)
+    system.add_joints(*placed)
+    for joint in placed:
+        if joint.n_dofs:
+            limits[joint.name] = JointLimits(joint.name, joints[joint.name]["type"], joint.dofs,
+                                             **joints[joint.name]["info"])
+            if actuated and joint.kind in ("revolute", "prismatic"):
+                system.actuate(joint)
+            if damping and limits[joint.name].damping > 0:
+                system.add_friction(joint, limits[joint.name].damping)
+    system.urdf_limits = limits
+    system.urdf_links = {lname: body_of[lname] for lname in links}
+    return system
