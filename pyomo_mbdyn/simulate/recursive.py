@@ -14,6 +14,10 @@ The algorithm is the paper's Sec. VI (spec §2.11): an outward velocity pass
 form) and the outward acceleration pass (D28) — O(N).  :func:`lq_sweep` is the
 generic discrete-time LQ problem (D32–D42) written without multibody
 knowledge; fed the correspondence of Sec. V it reproduces the recursion.
+:meth:`Chain.inverse_dynamics` is the recursive Newton–Euler inverse dynamics
+(outward accelerations, inward joint forces; spec §2.14), and
+:meth:`Chain.from_system` reads a serial :class:`~pyomo_mbdyn.mechanics.MultibodySystem`
+(e.g. a robot from ``MultibodySystem.from_urdf``) into a chain.
 """
 
 from dataclasses import dataclass, field
@@ -22,7 +26,7 @@ import numpy as np
 
 from ..errors import ConfigurationError
 
-__all__ = ["ChainJoint", "ChainBody", "Chain", "lq_sweep", "cross6"]
+__all__ = ["ChainJoint", "ChainBody", "Chain", "lq_sweep", "cross6", "inverse_dynamics"]
 
 
 def _hat(a):
@@ -256,6 +260,139 @@ class Chain:
             gdd.append(acc)
         return np.concatenate(gdd)
 
+    def _checked(self, x, what):
+        """``x`` as a float vector of length ``dof``, else a named ConfigurationError."""
+        try:
+            x = np.asarray(x, dtype=float)
+        except (TypeError, ValueError):
+            raise ConfigurationError(f"Chain: {what} must be {self.dof} numbers, got {x!r}") from None
+        if x.shape != (self.dof,) or not np.all(np.isfinite(x)):
+            raise ConfigurationError(f"Chain: {what} must be {self.dof} finite numbers, got {x.tolist()!r}")
+        return x
+
+    def inverse_dynamics(self, gamma, gamma_dot, gamma_ddot, f_ext=None):
+        """The joint forces τ that produce the joint accelerations γ̈ (recursive Newton–Euler, O(N)).
+
+        ``τ = H(γ) γ̈ - Lᵀ f_net(γ, γ̇)`` = ``M(θ) θ̈ + c(θ, θ̇) + g(θ)`` in robotics notation,
+        computed without H by two passes over the chain (D'Eleuterio & Damaren, paper 002;
+        spec ``udwadia_deleuterio.md`` §2.14, from (D15), (D18), (D43)):
+
+        - outward (after Step 2's v_n, a_non,n and f_net,n), a_{-1} = 0::
+
+              a_n = 𝓣_{n,n-1} a_{n-1} + 𝓟_n γ̈_n                           (D15)
+
+        - inward, f^N_{N+1} = 0: the joint force on 𝓑_n from 𝓑_{n-1} (D18 solved for it)
+          and its generalised force (D43)::
+
+              -f^{n-1}_n = 𝓜_n a_n - f_net,n + 𝓣ᵀ_{n+1,n} (-f^n_{n+1}),
+              τ_n = 𝓘_n f_n,c = -𝓟_nᵀ f^{n-1}_n.
+
+        Guarantees ``forward_dynamics(γ, γ̇, inverse_dynamics(γ, γ̇, γ̈, f_ext), f_ext) = γ̈``
+        (to round-off) for the same ``f_ext``; ``τ`` is ordered and split like ``forward_dynamics``'s
+        ``tau`` (the generalised force conjugate to γ̇_n, = f_n,c only for orthonormal 𝓟_n).
+        Inputs that are not ``dof`` finite numbers are a :class:`ConfigurationError`.
+
+        Examples
+        --------
+        The double pendulum held horizontal against gravity (1 kg links, centres of mass
+        at 0.5 m and 1.5 m), then the round trip through the forward dynamics:
+
+        >>> import numpy as np
+        >>> link = ChainBody(1.0, [0.5, 0.0, 0.0], np.diag([0.02, 0.1, 0.1]))
+        >>> chain = Chain([ChainJoint.revolute([0.0, 0.0, 0.0]), ChainJoint.revolute([1.0, 0.0, 0.0])],
+        ...               [link, link], gravity=np.array([0.0, -9.81, 0.0]))
+        >>> chain.inverse_dynamics(np.zeros(2), np.zeros(2), np.zeros(2)).round(4)  # 9.81·2, 9.81·0.5
+        array([19.62 ,  4.905])
+        >>> gamma, gamma_dot, gamma_ddot = np.array([0.3, -0.7]), np.array([1.0, 2.0]), np.array([-3.0, 0.5])
+        >>> tau = chain.inverse_dynamics(gamma, gamma_dot, gamma_ddot)
+        >>> bool(np.abs(chain.forward_dynamics(gamma, gamma_dot, tau) - gamma_ddot).max() < 1e-12)
+        True
+        """
+        gamma = self._checked(gamma, "gamma")
+        gamma_dot = self._checked(gamma_dot, "gamma_dot")
+        gamma_ddot = self._checked(gamma_ddot, "gamma_ddot")
+        kin = self.kinematics(gamma, gamma_dot)
+        nets = self._net_forces(kin, f_ext)
+        joint_force, a_prev = [], np.zeros(6)
+        for k, acc, M, net in zip(kin, self._split(gamma_ddot), self._M, nets):     # outward
+            a = k["T"] @ a_prev + k["P"] @ acc                                 # (D15)
+            joint_force.append(M @ a - net)                                    # (D18), tip term below
+            a_prev = a
+        tau, outboard = [None] * len(kin), np.zeros(6)
+        for n in range(len(kin) - 1, -1, -1):                                  # inward
+            outboard = joint_force[n] + (kin[n + 1]["T"].T @ outboard if n + 1 < len(kin) else 0.0)
+            tau[n] = kin[n]["P"].T @ outboard                                  # (D43)
+        return np.concatenate(tau)
+
+    @classmethod
+    def from_system(cls, system):
+        """The chain of a serial :class:`~pyomo_mbdyn.mechanics.MultibodySystem` of revolute
+        and prismatic joints (a robot arm, e.g. from ``MultibodySystem.from_urdf``).
+
+        Frame 𝓕_n is parallel to the world axes in the system's reference configuration
+        ``q0``, with origin 𝒪_n at joint n's point ``x_n``; body n is ``ChainBody(m_n,
+        c_n - x_n, J_n)`` (centre of mass ``c_n``, world inertia tensor ``J_n`` about it, at
+        ``q0``) and joint n is ``ChainJoint.revolute(x_n - x_{n-1}, a_n)`` or
+        ``ChainJoint.prismatic(x_n - x_{n-1}, a_n)`` (``x_{-1} = 0``, ``a_n`` the joint's axis
+        in ``q0``, fixed in the parent like the system's joints).  So γ = θ, the system's joint
+        coordinates (``system.reparametrise(θ, system.q0)`` is the same configuration), and
+        ``τ`` is the joint torque/force.  ``chain.velocities`` names the coordinates (the
+        system's names, ordered from the ground out); ``chain.gravity`` is the system's.
+
+        Refused with a :class:`ConfigurationError` naming the culprit: closed loops, free
+        (root) bodies, joints other than revolute or prismatic, a body carrying two joints
+        (a tree, not a chain), and joint friction (the chain has none).
+
+        Examples
+        --------
+        >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+        >>> link = RigidBody("link", 1.0, (0.01, 0.1, 0.1), position=(0.5, 0, 0))
+        >>> arm = MultibodySystem("arm", gravity=(0, -9.81, 0))
+        >>> arm.add_bodies(link)
+        >>> arm.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+        >>> chain = Chain.from_system(arm)
+        >>> chain.velocities, chain.inverse_dynamics([0.0], [0.0], [0.0]).round(4)
+        (['hinge.angle'], array([4.905]))
+        """
+        layout = system.layout
+        name = getattr(system, "name", "system")
+        if system.has_loops:
+            raise ConfigurationError(f"Chain.from_system: {name!r} has closed loops (joints "
+                                     f"{layout['loop_joints']}); a chain is serial")
+        if layout["roots"]:
+            raise ConfigurationError(f"Chain.from_system: {name!r} has free bodies {layout['roots']}; "
+                                     f"every body must be carried by a joint from the ground")
+        if system.friction.any():
+            where = [v for v, k in zip(system.velocities, system.friction) if k]
+            raise ConfigurationError(f"Chain.from_system: {name!r} has joint friction on {where}; "
+                                     f"the chain has none")
+        children = {}
+        for jname in layout["tree_joints"]:
+            joint = system.joints[jname]
+            if joint.kind not in ("revolute", "prismatic"):
+                raise ConfigurationError(f"Chain.from_system: joint {jname!r} is {joint.kind}; "
+                                         f"only revolute and prismatic joints are read")
+            parent = joint.parent.name
+            if parent in children:
+                raise ConfigurationError(f"Chain.from_system: body {parent!r} carries two joints "
+                                         f"({children[parent].name!r} and {jname!r}): a tree, not a chain")
+            children[parent] = joint
+        joints, bodies, velocities, x_prev, body = [], [], [], np.zeros(3), "ground"
+        while body in children:
+            joint = children[body]
+            child = joint.child
+            x = np.asarray(child.point(child.q0, joint.child_point), dtype=float)
+            D = np.asarray(child.q0[3:12], dtype=float).reshape(3, 3)          # rows: directors
+            make = ChainJoint.revolute if joint.kind == "revolute" else ChainJoint.prismatic
+            joints.append(make(x - x_prev, axis=joint.axis, name=joint.name))
+            bodies.append(ChainBody(child.mass, np.asarray(child.q0[0:3], dtype=float) - x,
+                                    D.T @ np.diag(child.inertia) @ D))
+            velocities.extend(joint.dofs)
+            x_prev, body = x, child.name
+        chain = cls(joints, bodies, gravity=np.asarray(system.gravity, dtype=float).copy())
+        chain.velocities = velocities
+        return chain
+
     def mass_matrix_solution(self, gamma, gamma_dot, tau=None, f_ext=None):
         """The global solution ``H γ̈ = Lᵀ f_net + τ``, ``H = Lᵀ 𝓜 L`` (O(N³))."""
         kin = self.kinematics(gamma, gamma_dot)
@@ -279,6 +416,19 @@ class Chain:
         A = [kin[n + 1]["T"] for n in range(N)]
         B = [kin[0]["P"]] + [kin[n + 1]["P"] for n in range(N)]   # B_{-1} = 𝓟_0
         return A, B, list(self._M), [-f for f in nets], tau
+
+
+def inverse_dynamics(chain, gamma, gamma_dot, gamma_ddot, f_ext=None):
+    """``chain.inverse_dynamics(γ, γ̇, γ̈, f_ext)``: τ = M(γ) γ̈ + c(γ, γ̇) + g(γ) by
+    recursive Newton–Euler (see :meth:`Chain.inverse_dynamics`).
+
+    >>> import numpy as np
+    >>> link = ChainBody(2.0, [0.5, 0.0, 0.0], np.diag([0.02, 0.1, 0.1]))
+    >>> pendulum = Chain([ChainJoint.revolute([0.0, 0.0, 0.0])], [link], gravity=np.array([0.0, -9.81, 0.0]))
+    >>> inverse_dynamics(pendulum, [0.0], [0.0], [1.0]).round(4)   # J_O θ̈ + m g ρ = 0.6 + 9.81
+    array([10.41])
+    """
+    return chain.inverse_dynamics(gamma, gamma_dot, gamma_ddot, f_ext)
 
 
 def lq_sweep(A, B, M, h, t):
