@@ -5,10 +5,9 @@ model; ``pyomo-mbdyn list`` shows what is here, with each module's
 ``DESCRIPTION``.
 """
 
+import functools
 import importlib
 import inspect
-import math
-import functools
 import numbers
 
 #: model name → module; each module's ``DESCRIPTION`` is its one-line description
@@ -124,14 +123,9 @@ def check_scheme(model, scheme, offered=None):
 
 def finite_option(model, name, value, unit=""):
     """``float(value)`` of a model option, or a :class:`~pyomo_mbdyn.errors.ConfigurationError`
-    naming the model, the option (with its ``unit``, e.g. ``"[m/s²]"``) and the bad value."""
-    from pyomo_mbdyn.errors import ConfigurationError
+    naming the model, the option (with its ``unit``, e.g. ``"[m/s²]"``) and the bad value
+    (the library's one numeric check, :func:`pyomo_mbdyn.mechanics.numeric.real`: a bool or
+    a text is not a number)."""
+    from pyomo_mbdyn.mechanics.numeric import real
 
-    try:
-        number = float("nan") if isinstance(value, (bool, str)) else float(value)
-    except (TypeError, ValueError, OverflowError):
-        number = float("nan")
-    if not math.isfinite(number):
-        raise ConfigurationError(f"{model}: {name} must be a finite number{' ' + unit if unit else ''}, "
-                                 f"got {value!r}")
-    return number
+    return real(value, f"{model}: {name}" + (f" {unit}" if unit else ""))
