@@ -25,19 +25,23 @@ rest, minimising J = h Σ ½u², N = 20.  The final configuration is stated on
 the independent crank angle only (bem, dmocc_lm: q_N fixed to the closed
 configuration reached by continuation along the branch; rem, dmocc: the crank
 increments sum to ``target``, the dependent ones fixed by loop closure), final
-rest on the independent rate ν_A,N = 0 (bem, rem; dmocc: the reduced Legendre
-transform).  The initial guess interpolates the crank angle with every node
-closed (:func:`~pyomo_mbdyn.ocp.interpolated_trajectory`).
+rest on the independent crank: P(q_N)ᵀ M v_N = 0 (bem, rem; the system does not
+move on from q_N, see ``OptimalControlProblem.require_final_rest``; dmocc: the
+reduced Legendre transform).  The initial guess interpolates the crank angle
+with every node closed (:func:`~pyomo_mbdyn.ocp.interpolated_trajectory`); IPOPT
+starts from zero multipliers (``problem.solver_defaults``: from its
+least-squares estimate at this guess the REM ends at J = 91.92).
 
-Measured (casadi_ipopt, default options, N = 20, default target and horizon):
-J = 60.95141724 (bem), 60.95141724 (rem; 7.8e-15 relative from bem),
-61.11601913 (dmocc), 61.11601913 (dmocc_lm; 1.2e-12 relative from dmocc).
-Loop closure (all m rows, every node) 7.8e-16 (bem), 8.9e-16 (rem), 5.3e-13
-(dmocc), 7.8e-16 (dmocc_lm); energy balance max ‖E_k − E₀‖ with
-E = T + V + W: 4.3e-14 J (bem), 3.6e-14 J (rem) of E₀ = 51.0 J — the
-energy-momentum schemes keep it exactly — and 3.9e-2 J for both DMOCC
-schemes (variational: bounded, not constant).  The largest force in the
-closing joint, max ‖γ_D‖: 55.08 N (bem), 55.12 N (dmocc_lm).
+Measured (casadi_ipopt, N = 20, default target and horizon, 5 iterations each):
+J = 61.01049171 (bem), 61.01049171 (rem; 2e-15 relative from bem),
+61.11601913 (dmocc), 61.11601913 (dmocc_lm; 3e-15 relative from dmocc).
+(With the final rest B(q_N) v_N = 0 used before issue 30, which is not rest:
+60.95141724 for bem and rem.)  Loop closure (all m rows, every node) 7.8e-16
+(bem), 8.9e-16 (rem), 5.6e-16 (dmocc), 1.4e-15 (dmocc_lm); energy balance
+max ‖E_k − E₀‖ with E = T + V + W: 4.3e-14 J (bem), 2.8e-14 J (rem) of
+E₀ = 51.0 J — the energy-momentum schemes keep it exactly — and 3.9e-2 J for
+both DMOCC schemes (variational: bounded, not constant).  The largest force in
+the closing joint, max ‖γ_D‖: 55.10 N (bem), 55.12 N (dmocc_lm).
 
 ``evaluate`` adds ``objective``, ``loop_closure`` (m), ``energy_balance`` (J),
 ``dropped_constraints``, ``partition_condition_max`` (the largest cond(J_d)
@@ -113,6 +117,10 @@ def build(scheme="bem", steps=STEPS, target=TARGET, horizon=HORIZON):
     problem.minimise_control_effort({"A.angle": 0.5})  # J = h Σ ½u²
     problem.fix_final_configuration({"A": target})  # the independent crank angle only
     problem.require_final_rest()
+    # IPOPT's least-squares multipliers at this guess are below its bound (1000) and kept, and
+    # lead the REM to another local optimum (N = 20: J = 91.92 in 14 iterations; BEM 61.01);
+    # from zero multipliers both schemes reach J = 61.0105 in 5 iterations
+    problem.solver_defaults["constr_mult_init_max"] = 0
     m.dyn.initialize_from(interpolated_trajectory(system, m.dyn.step_length, steps, [target]))
     m.problem = problem
     return m

@@ -74,6 +74,13 @@ class OptimalControlProblem:
         self.block.final_orientation = pyo.ConstraintList()
         self.block.final_configuration = pyo.ConstraintList()
         self.block.final_rest = pyo.ConstraintList()
+        #: IPOPT options this problem passes to the library's IPOPT plugins (``casadi_ipopt``,
+        #: ``casadi_ipopt_nl``, through ``SolverFactory`` too) unless the call or the solver
+        #: sets them: a model records here a measured choice for its own start (the four-bar:
+        #: zero initial multipliers); a warm start from a solution overrides it
+        #: (:data:`pyomo_mbdyn.ocp.solve.REFINED_STAGE_OPTIONS`)
+        self.solver_defaults = {}
+        self.block._solver_defaults = self.solver_defaults
 
     def solve(self, solver=None, options=None, tee=False, duals=False, **keywords):
         """:func:`pyomo_mbdyn.ocp.solve` on the model holding the block; returns the results.
@@ -520,6 +527,63 @@ class OptimalControlProblem:
             for d in dofs:
                 self.block.joint_bound[k, d] = (lo[d], coordinate[k, d], hi[d])
 
+    def apply_joint_limits(self, limits=None):
+        """The position limits of every joint in ``limits`` through :meth:`bound_joint`
+        (rows or variable bounds, as there); returns the joints bounded.
+
+        ``limits``: ``{joint: JointLimits}`` (default ``system.urdf_limits``, from
+        :meth:`MultibodySystem.from_urdf <pyomo_mbdyn.mechanics.MultibodySystem.from_urdf>`);
+        joints without position limits (continuous, planar, floating) are left free.
+        The initial configuration must lie within the limits (it is fixed): a URDF's
+        zero often does not (the Panda's fourth joint: upper −0.0698 rad).
+        """
+        limits = self._joint_limits("apply_joint_limits", limits)
+        bounded = []
+        for joint, lim in limits.items():
+            if lim.lower is None and lim.upper is None:
+                continue
+            self.bound_joint(joint, lim.lower, lim.upper)
+            bounded.append(joint)
+        return bounded
+
+    def apply_effort_limits(self, limits=None):
+        """``|u[i, a]| ≤ effort`` for every actuated coordinate of a joint in ``limits`` with
+        an effort limit (N m or N; :meth:`bound_controls`); returns the coordinates bounded.
+
+        ``limits``: ``{joint: JointLimits}`` (default ``system.urdf_limits``).  A joint
+        with an effort limit but no actuated coordinate is a :class:`ConfigurationError`
+        (its limit could not be applied).
+        """
+        limits = self._joint_limits("apply_effort_limits", limits)
+        actuated = set(self.dyn.actuated)
+        bound = {}
+        for joint, lim in limits.items():
+            if lim.effort is None:
+                continue
+            dofs = [d for d in lim.dofs if d in actuated]
+            if not dofs:
+                raise ConfigurationError(f"apply_effort_limits: joint {joint!r} has an effort limit "
+                                         f"({lim.effort}) but none of its coordinates {list(lim.dofs)} is actuated")
+            bound.update({d: float(lim.effort) for d in dofs})
+        if bound:
+            self.bound_controls({d: -e for d, e in bound.items()}, bound)
+        return list(bound)
+
+    def _joint_limits(self, what, limits):
+        from ..mechanics.urdf import JointLimits
+
+        if limits is None:
+            limits = getattr(self.dyn.system, "urdf_limits", None)
+            if limits is None:
+                raise ConfigurationError(f"{what}: {self.dyn.system} has no urdf_limits (not built by "
+                                         "MultibodySystem.from_urdf); pass limits={joint: JointLimits(...)}")
+        if not isinstance(limits, dict) or not all(isinstance(v, JointLimits) for v in limits.values()):
+            raise ConfigurationError(f"{what}: limits must map joint names to JointLimits, got {limits!r:.200}")
+        unknown = sorted(set(limits) - set(self.dyn.system.joints))
+        if unknown:
+            raise ConfigurationError(f"{what}: limits name joints {unknown} that {self.dyn.system} does not have")
+        return limits
+
     @staticmethod
     def _bounds_per(what, side, value, names):
         if value is None:
@@ -533,21 +597,41 @@ class OptimalControlProblem:
             return out
         return {a: _bound_number(what, side, value, a) for a in names}
 
-    def require_final_rest(self, drop=(), reduced=True):
+    def require_final_rest(self, drop=(), reduced=True, form=None):
         """Rest at t_N; ``drop`` names generalised velocities whose momentum rows
         are left out (momenta conserved anyway, e.g. the linear momentum of a
         free system without external forces — the rows would be redundant).
 
-        Forms, by the record's ``final_rest``: ``"chart_velocity"`` (gc) ṽ_N = 0;
-        ``"joint_rates"`` (bem, rem, rattle) with ``reduced`` (default) the joint
-        rates ``ν_N = B(q_N) v_N = 0`` (thesis §2.10: dof rows, LICQ holds) — for a
-        system whose inputs are not dual to its null space (a ``CoordinateSystem``
-        such as the crane, where B is the input matrix) ``P(q_N)ᵀ M v_N = 0``, the
-        joint rates of the M-orthogonal left inverse of P —, else all of ``v_N = 0``.
-        The reduced forms are rest in the degrees of freedom: the lifted schemes'
-        node velocity may keep a component along the constraint normals (no motion
-        of the system), which ``v_N = 0`` would also remove; ``"legendre"`` (variational schemes) the reduced
-        discrete Legendre transform (see the module docstring)."""
+        What each scheme imposes, by the record's ``final_rest``:
+
+        * ``"chart_velocity"`` (gc): ṽ_N = 0 (the chart velocity; the node velocity
+          is tangent, so the system is at rest).
+        * ``"joint_rates"`` (bem, rem, rattle), ``reduced=True`` (default), ``form``:
+
+          - ``"momenta"`` (default): the dof rows ``P(q_N)ᵀ M v_N = 0`` (one per
+            ``system.independent`` coordinate; with closed loops ``P = P_t N``, so
+            these are the independent rows of the M-orthogonal form; LICQ holds).
+            The node velocity of the lifted schemes (bem, rem) need not be tangent
+            (G(q_N) v_N ≠ 0); these rows leave it only in M⁻¹ range(G(q_N)ᵀ), which
+            is exactly the node velocity that keeps the configuration still: the
+            stepper continued from (q_N, v_N) under the holding control
+            u = -P(q_N)ᵀ∇V (zero without gravity) stays at q_N
+            (q_{N+1} = q_N, v_{N+1} = -v_N; tests/ocp/test_final_rest_is_rest.py).
+            For rattle (G v_N = 0 at the nodes) they mean v_N = 0.
+          - ``"joint_rates"``: the joint rates ``ν_N = B(q_N) v_N = 0`` of the
+            contravariant control matrix (thesis §2.10; with loops the independent
+            rows E_iᵀ B_t v_N).  Kept for reproducing numbers that were computed
+            with them: for bem/rem this is *not* rest in general — the kernel of B
+            is not M⁻¹ range(Gᵀ), so a node velocity with P(q_N)ᵀ M v_N ≠ 0 (kinetic
+            energy in the degrees of freedom) passes it (issue 30).  Only for a
+            system whose inputs are dual to its null space (a MultibodySystem);
+            for a ``CoordinateSystem`` (inputs not dual, e.g. the crane, whose B
+            is the input matrix) it is a :class:`ConfigurationError`.
+
+          With ``reduced=False``: all of ``v_N = 0`` (n rows; ``form`` is not taken).
+        * ``"legendre"`` (dmocc, dmocc_lm): the reduced discrete Legendre transform
+          (see the module docstring); ``form`` is not taken.
+        """
         dyn = self.dyn
         N = dyn.config.steps
         drop = [drop] if isinstance(drop, str) else list(drop)
@@ -555,43 +639,54 @@ class OptimalControlProblem:
         if unknown:
             raise ConfigurationError(f"require_final_rest: drop names {unknown}, which are not generalised "
                                      f"velocities of the {dyn.scheme} block; they are {list(dyn.velocities)}")
+        rest_form = dyn.record.final_rest
+        if form is not None:
+            if rest_form != "joint_rates" or not reduced:
+                raise ConfigurationError(
+                    f"require_final_rest: form={form!r} applies to the reduced rest of the lifted schemes "
+                    f"(bem, rem, rattle), not to the {dyn.scheme} block's {rest_form!r} rest"
+                    + ("" if reduced else " with reduced=False (all of v_N = 0)"))
+            if form not in ("momenta", "joint_rates"):
+                raise ConfigurationError(f"require_final_rest: form must be 'momenta' (P(q_N)ᵀ M v_N = 0, the "
+                                         f"default) or 'joint_rates' (B(q_N) v_N = 0), got {form!r}")
+            if form == "joint_rates" and not getattr(dyn.system, "has_loops", False) \
+                    and not getattr(dyn.system, "inputs_dual_to_null_space", True):
+                raise ConfigurationError(
+                    f"require_final_rest: form='joint_rates' needs inputs dual to the null space; {dyn.system} "
+                    f"has an input matrix B that is not a left inverse of P (use the default form 'momenta')")
         if getattr(dyn, "_final_rest_required", False):
             raise ConfigurationError(f"require_final_rest: already required on the {dyn.scheme} block "
                                      f"{dyn.name!r}; the rows would be stated twice (redundant, LICQ fails)")
         dyn._final_rest_required = True
         keep = [j for j in dyn.velocities if j not in set(drop)]
-        form = dyn.record.final_rest
-        if form == "chart_velocity":
+        if rest_form == "chart_velocity":
             for name in keep:
                 dyn.vt[N, name].fix(0.0)
             return
-        if form == "joint_rates":
-            if reduced and getattr(dyn.system, "has_loops", False):
-                # closed loops: the independent joint rates E_iᵀ B_t(q_N) v_N = 0 (dof rows, the
-                # same in bem and rem; the dependent rates follow on the manifold)
+        if rest_form == "joint_rates":
+            loops = getattr(dyn.system, "has_loops", False)
+            if reduced and form == "joint_rates":
+                # the joint rates ν_N = B(q_N) v_N = 0 (with closed loops the independent rows
+                # E_iᵀ B_t(q_N) v_N = 0, the same in bem and rem)
                 q_N, v_N = dyn.q_array(N), dyn.v_array(N)
                 nu = matmul(dyn.system.control_matrix(q_N), as_array(v_N))
                 index = {name: j for j, name in enumerate(dyn.velocities)}
-                for name in dyn.system.independent:
+                names = dyn.system.independent if loops else dyn.velocities
+                for name in names:
                     if name in keep:
                         self.block.final_rest.add(nu[index[name]] == 0)
                 return
-            if reduced and not getattr(dyn.system, "inputs_dual_to_null_space", True):
-                # B is the input matrix, not a left inverse of P (the crane: B = [-I₂ 0], whose
-                # row of the unactuated swing vanishes): ν_N = P⁺ v_N = 0 with the M-orthogonal
-                # left inverse P⁺ = (PᵀMP)⁻¹PᵀM, i.e. the dof rows Pᵀ M v_N = 0
+            if reduced:
+                # the dof rows P(q_N)ᵀ M v_N = 0 (ν_N = P⁺ v_N = 0 with the M-orthogonal left
+                # inverse P⁺ = (PᵀMP)⁻¹PᵀM): v_N ∈ M⁻¹ range(G(q_N)ᵀ), the node velocities that
+                # leave the configuration still; columns of P: ``independent`` (= velocities
+                # for a tree or a CoordinateSystem)
                 q_N, v_N = dyn.q_array(N), dyn.v_array(N)
                 momenta = matmul(matmul(dyn.system.null_space(q_N).T, dyn.system.mass_matrix()), as_array(v_N))
-                for j, name in enumerate(dyn.velocities):
+                names = dyn.system.independent if loops else dyn.velocities
+                for j, name in enumerate(names):
                     if name in keep:
                         self.block.final_rest.add(momenta[j] == 0)
-                return
-            if reduced:
-                q_N, v_N = dyn.q_array(N), dyn.v_array(N)
-                nu = matmul(dyn.system.control_matrix(q_N), as_array(v_N))
-                for j, name in enumerate(dyn.velocities):
-                    if name in keep:
-                        self.block.final_rest.add(nu[j] == 0)
                 return
             for name in dyn.system.bodies:
                 for c in dyn.body[name].coordinates:

@@ -215,9 +215,10 @@ def solve(model, solver=None, options=None, tee=False, accept=SUCCESS, duals=Fal
     ----------
     model : a Pyomo model (e.g. from a ``pyomo_mbdyn.models`` module)
     solver : a solver name, a SolverFactory object, or None for ``get_solver()``
-    options : dict of solver options (the IPOPT plugins add the library's
-        defaults, :data:`pyomo_mbdyn.solvers.ampl_driver.IPOPT_DEFAULTS`, unless
-        given here or on the solver)
+    options : dict of solver options (the library's IPOPT plugins add the
+        problem's ``OptimalControlProblem.solver_defaults`` and the library's defaults,
+        :data:`pyomo_mbdyn.solvers.ampl_driver.IPOPT_DEFAULTS`, unless given here
+        or on the solver)
     accept : termination conditions treated as success
     duals : bool
         Declare the ``dual`` Suffix first (:func:`declare_duals`) so that the

@@ -69,6 +69,31 @@ class BEMBlockData(AbsoluteConfigurations, MultibodyBlockData):
         if self.absolute:
             self._add_chart_variables()
 
+    def _initialize_scheme(self, trajectory):
+        """Without multipliers in ``trajectory`` (a REM or chart solution, a simulation of
+        another scheme), the interval multipliers γ_{k,k+1} that balance its momentum:
+        the least-squares solution of h G(q_{k+½})ᵀ γ = -r_k, r_k the momentum-balance
+        residual (thesis Eq. 3.22) at γ = 0 with the trajectory's q, v, ν, u.  At a
+        solution of the REM (the same discrete solutions) r_k lies in range(Gᵀ) and
+        the BEM starts at its solution with every row satisfied; a guess gets the
+        force split that fits it best."""
+        if trajectory.lam is None and self.system.bodies and self.record.joint_rates:
+            import dataclasses
+
+            import numpy as np
+
+            system, h, contravariant = self.system, self.step_length, self.config.contravariant
+            q, v, nu, u = (np.asarray(getattr(trajectory, a), float) for a in ("q", "v", "nu", "u"))
+            m = len(system.active_labels())
+            lam = np.empty((self.config.steps, m))
+            for k in range(self.config.steps):
+                r = bem_residuals(system, h, q[k], v[k], q[k + 1], v[k + 1], np.zeros(m), nu[k], u[k],
+                                  contravariant)["momentum_balance"]
+                G = np.asarray(system.active_jacobian(0.5 * (q[k] + q[k + 1])), float)
+                lam[k] = np.linalg.lstsq(h * G.T, -np.asarray(r, float), rcond=None)[0]
+            trajectory = dataclasses.replace(trajectory, extras={**trajectory.extras, "lam": lam})
+        super()._initialize_scheme(trajectory)
+
     def _add_discrete_equations(self):
         system, contravariant = self.system, self.config.contravariant
         if self.absolute:

@@ -384,6 +384,11 @@ class NewtonFunction:
         self._local = threading.local()
 
 
+#: a residual at or below this is zero to round-off for :func:`newton_solve`: an iterate with
+#: it is accepted even where the Newton matrix cannot be solved
+ROUND_OFF_RESIDUAL = 1e-14
+
+
 def newton_solve(fun, x, params, tol, max_iter, scale, label, explain=None):
     """Newton's method on ``fun(x, *params) -> (r, J)``; returns (x, iterations).
 
@@ -424,6 +429,11 @@ def newton_solve(fun, x, params, tol, max_iter, scale, label, explain=None):
                        "constraints, a singular configuration, or inputs so large that their terms swamp the "
                        "rest of the Jacobian.")
         if not np.all(np.isfinite(dx)):
+            if r_norm <= ROUND_OFF_RESIDUAL:
+                # the iterate already solves the step to round-off (e.g. a state at rest, guessed by
+                # the step before); its Newton matrix may be singular there (RATTLE's velocity-level
+                # multipliers of a point mass at rest), so there is no update to take
+                return x, it - 1
             raise fail(f"the Newton update overflowed at iteration {it} (|residual| = {r_norm:.3g}).")
         x = x + dx
         r_prev = r_norm

@@ -386,13 +386,15 @@ class _CasadiDirect(DirectSolver):
         """Pyomo's ``solve``; also records ``self.timings`` (see the module docstring).
         Non-finite starting values and a ``timelimit`` that is not a positive number
         are refused by name before anything is translated."""
-        from .evaluation import check_finite_start
+        from .evaluation import check_finite_start, with_model_defaults
 
         limit = kwds.get("timelimit")
         if limit is not None and not (isinstance(limit, (int, float)) and math.isfinite(limit) and limit > 0):
             raise ConfigurationError(f"{self.name}: timelimit must be a positive number of seconds, got {limit!r}")
         if args:
             check_finite_start(args[0], self.name)
+            if self.backend == "ipopt":  # the problem's own IPOPT defaults (OptimalControlProblem.solver_defaults)
+                kwds = with_model_defaults(args[0], self.options, kwds)
         t0 = time.perf_counter()
         results = super().solve(*args, **kwds)
         total = time.perf_counter() - t0

@@ -57,7 +57,7 @@ from pyomo.solvers.plugins.solvers.IPOPT import IPOPT
 
 from ..errors import ConfigurationError, SolverError, UnsupportedModelError
 from .ampl_driver import bonmin_stopped_by_time
-from .evaluation import INVALID_NUMBER, check_finite_start, invalid_rows
+from .evaluation import INVALID_NUMBER, check_finite_start, invalid_rows, with_model_defaults
 from .pyomo_to_casadi import NONSMOOTH_ADVICE
 from .selection import library_version
 from .threads import solver_environment
@@ -118,6 +118,8 @@ class _CasadiAmplSolver(IPOPT):
             raise ConfigurationError(f"{self.name}: timelimit must be a positive number of seconds, got {limit!r}")
         if args:
             check_finite_start(args[0], self.name)
+            if self.backend == "ipopt":  # the problem's own IPOPT defaults (OptimalControlProblem.solver_defaults)
+                kwds = with_model_defaults(args[0], self.options, kwds)
         self.timings = {}
         self._timed_out = False
         depth = len(TempfileManager._context_stack)

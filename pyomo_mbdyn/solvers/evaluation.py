@@ -7,7 +7,10 @@
 * :func:`invalid_rows`: after IPOPT's "Invalid number in NLP function or
   derivative detected", the objective and constraints whose value at the
   starting point is not finite or cannot be evaluated (the log of a negative,
-  a division by zero), by their Pyomo names, for the solver's message.
+  a division by zero), by their Pyomo names, for the solver's message;
+* :func:`with_model_defaults`: the solver options a model carries on its blocks
+  (``_solver_defaults``, e.g. an ``OptimalControlProblem``'s ``solver_defaults``)
+  added to a solve's options where neither the call nor the solver sets them.
 """
 
 import io
@@ -18,7 +21,7 @@ from pyomo.common.log import LoggingIntercept
 
 from ..errors import ConfigurationError
 
-__all__ = ["check_finite_start", "invalid_rows", "expression_value", "INVALID_NUMBER"]
+__all__ = ["check_finite_start", "invalid_rows", "expression_value", "with_model_defaults", "INVALID_NUMBER"]
 
 #: the words of IPOPT's message on a non-finite function or derivative value
 INVALID_NUMBER = "Invalid number"
@@ -26,6 +29,22 @@ INVALID_NUMBER = "Invalid number"
 
 def _blocks(model):
     return model.component_data_objects(pyo.Var, active=True, descend_into=True)
+
+
+def with_model_defaults(model, solver_options, keywords):
+    """``keywords`` of a Pyomo ``solve`` call with ``options`` completed by the defaults
+    that ``model``'s blocks carry in a dict attribute ``_solver_defaults`` (an
+    :class:`~pyomo_mbdyn.ocp.OptimalControlProblem` records there what its rows need,
+    its ``solver_defaults``), for the names that neither ``keywords["options"]`` nor
+    ``solver_options`` (the solver object's own) set.  ``keywords`` is not changed."""
+    defaults = {}
+    for block in model.component_data_objects(pyo.Block, descend_into=True):
+        defaults.update(getattr(block, "_solver_defaults", None) or {})
+    given = dict(keywords.get("options") or {})
+    added = {k: v for k, v in defaults.items() if k not in given and k not in solver_options}
+    if not added:
+        return keywords
+    return {**keywords, "options": {**added, **given}}
 
 
 def check_finite_start(model, solver_name, limit=5):

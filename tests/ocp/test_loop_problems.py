@@ -38,10 +38,10 @@ def solved():
 
 def test_final_configuration_and_rest_in_the_independent_crank(solved):
     """The crank ends at its target in both forms, the dependent joints at the same closed
-    configuration, and rest is one row (the dof), not one per tree coordinate: the independent
-    rate ν_A,N = (B(q_N) v_N)_A = 0 (thesis §2.10's ν_N = 0 on the independent coordinates; the
-    lifted node velocity keeps a component off the tangent space, as on trees), the same v_N in
-    bem and rem."""
+    configuration, and rest is one row (the dof), not one per tree coordinate: P(q_N)ᵀ M v_N = 0
+    (issue 30: the M-orthogonal form, P = P_t N has one column per independent coordinate; the
+    lifted node velocity keeps a component in M⁻¹ range(Gᵀ), which does not move the system),
+    the same v_N in bem and rem."""
     finals, v_final = {}, {}
     for scheme, (m, problem) in solved.items():
         assert len(m.ocp.final_rest) == FOUR_BAR.dof == 1
@@ -50,8 +50,8 @@ def test_final_configuration_and_rest_in_the_independent_crank(solved):
         finals[scheme] = [pyo.value(angles[N, j]) for j in FOUR_BAR.velocities]
         assert finals[scheme][0] == pytest.approx(TARGET, abs=1e-10)
         tr = m.dyn.trajectory()
-        B = np.asarray(FOUR_BAR.control_matrix(tr.q[-1]), float)
-        assert abs(B[0] @ tr.v[-1]) < 1e-10
+        P = np.asarray(FOUR_BAR.null_space(tr.q[-1]), float)
+        assert np.abs(P.T @ FOUR_BAR.mass_matrix() @ tr.v[-1]).max() < 1e-10
         v_final[scheme] = tr.v[-1]
     assert np.allclose(finals["bem"], finals["rem"], atol=1e-10)
     assert np.abs(v_final["bem"] - v_final["rem"]).max() < 1e-9

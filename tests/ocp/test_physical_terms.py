@@ -172,10 +172,14 @@ def test_control_bounds_hold_and_are_active():
 @pytest.mark.parametrize("scheme", ["bem", "rem"])
 def test_joint_bounds_as_rows_and_as_variable_bounds_state_the_same_problem(scheme):
     """The knee may not bend beyond 0.3 rad: rows on the summed angle (lifted form) and variable
-    bounds on θ (absolute form) — the absolute form started at the lifted optimum stays there."""
+    bounds on θ (absolute form).  Lifted from the guess, absolute from that optimum, lifted from
+    the absolute's: the last two agree — an optimum of one form is an optimum of the other.
+    (The first leg need not stay: IPOPT pushes the active bound's variable inside before its first
+    step.  Measured: BEM lifted 254.2764 from the guess, absolute from there 253.7495, lifted from
+    that 253.7495; REM 252.0966 throughout.)"""
     system = double_pendulum()
-    objective, solution = {}, None
-    for form in ("lifted", "absolute"):
+    objective, solution = [], None
+    for form in ("lifted", "absolute", "lifted"):
         m, problem = rest_to_rest(system, scheme, {"hinge": 1.0, "knee": 0.0}, steps=20, horizon=2.0,
                                   solved=False, configurations=form)
         problem.bound_joint("knee", -0.3, 0.3)
@@ -187,8 +191,9 @@ def test_joint_bounds_as_rows_and_as_variable_bounds_state_the_same_problem(sche
         knee = followed_angles(system, solution.q)[:, 1]
         assert knee.min() >= -0.3 - 1e-7 and knee.max() <= 0.3 + 1e-7
         assert max(-knee.min(), knee.max()) == pytest.approx(0.3, abs=1e-6)  # active
-        objective[form] = pyo.value(m.ocp.control_effort)
-    assert objective["absolute"] == pytest.approx(objective["lifted"], rel=1e-8)
+        objective.append(pyo.value(m.ocp.control_effort))
+    assert objective[2] == pytest.approx(objective[1], rel=1e-8)
+    assert objective[1] <= objective[0] * (1 + 1e-8)   # started at the lifted optimum, never worse
 
 
 def test_solve_with_duals_gives_the_multipliers_that_give_back_the_controls():
