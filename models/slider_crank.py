@@ -20,10 +20,11 @@ x = r cos θ + √(L² − r² sin² θ) (in line: the piston's path passes thro
 on the branch the crank starts on, θ ∈ (0, π), one-to-one for
 L − r < x < L + r; the dead centres θ = 0, π are not crossed.  The final
 configuration is stated on the crank angle, θ_N − θ₀ (bem: q_N the closed
-configuration; rem: the crank increments), final rest ν_A,N = 0.
+configuration; rem: the crank increments), final rest P(q_N)ᵀ M v_N = 0 on the crank
+(bem, rem; issue 30 — with the old ν_A,N = 0 the J below were 1.59747609).
 
 Measured (casadi_ipopt, default options, N = 20, target 1.1 m):
-J = 1.59747609 (bem), 1.59747609 (rem; 3.6e-13 relative from bem),
+J = 1.59749536 (bem), 1.59749536 (rem; 4.5e-13 relative from bem),
 1.60408574 (dmocc), 1.60408574 (dmocc_lm; 3.2e-10 relative from dmocc).  The
 piston ends 4.4e-16 m (bem), 1.9e-13 m (rem) from the target; every row of
 the loop holds to 3.9e-16 (bem), 5.0e-12 (rem) at every node; T + V + W is

@@ -18,7 +18,10 @@ Motion: α₀ = (π/2, -π/2, π/2) (link 1 up, link 2 horizontal, link 3 up) to
 α_f = (π/2, 0, 0) (all up), T = 3, N = 20, minimising J = h Σ ½|u|² (thesis §2.10).  The
 final state is imposed in each scheme's regular form (θ_N = Δα in the chart
 forms; lifted bem: q_N = q_f with Φ(q_N) dropped; lifted rem: Σ w = Δα), final
-rest as ν_N = B(q_N) v_N = 0 (bem, rem) or ṽ_N = 0 (gc), exactly as in thesis §2.10.
+rest as P(q_N)ᵀ M v_N = 0 (bem, rem: rest in the degrees of freedom,
+``require_final_rest``) or ṽ_N = 0 (gc).  Thesis §2.10 states ν_N = B(q_N) v_N = 0 for
+bem and rem, which is not rest in general (issue 30); on this arm both give the same
+optimum to all digits (``require_final_rest(form="joint_rates")`` reproduces it).
 
 Node configurations (``configurations=``, default per scheme in
 ``CONFIGURATIONS``): BEM, REM and DMOCC state them by the absolute chart

@@ -22,7 +22,9 @@
 # α₀ = (π/2, −π/2, π/2) (link 2 horizontal) the arm straightens up to
 # α_f = (π/2, 0, 0) in T = 3, at rest at both ends, minimising
 # J = h Σ ½|u|².  The final configuration is imposed in each scheme's regular
-# form and the final rest as ν_N = B(q_N) v_N = 0 (thesis §2.10).
+# form and the final rest as P(q_N)ᵀ M v_N = 0 (rest in the degrees of freedom; the
+# thesis's ν_N = B(q_N) v_N = 0 gives the same optimum on this arm, but is not rest
+# in general: `require_final_rest` says what each scheme imposes).
 #
 # The thesis prints no numbers for the arm; what it states, and what this
 # notebook shows, is structural:

@@ -27,7 +27,8 @@ Capabilities
     ``"nodes"`` (q_N fixed, Φ(q_N) rows dropped), ``"increments"``
     (Σ_k w_k = θ_N - θ_0), ``"chart"`` (θ_N fixed);
 ``final_rest``
-    ``"joint_rates"`` (ν_N = B(q_N) v_N = 0), ``"chart_velocity"`` (ṽ_N = 0) or
+    ``"joint_rates"`` (the lifted schemes' reduced rest: P(q_N)ᵀ M v_N = 0 by default,
+    ν_N = B(q_N) v_N = 0 with ``form="joint_rates"``), ``"chart_velocity"`` (ṽ_N = 0) or
     ``"legendre"`` (reduced discrete Legendre transform, DMOCC 3.21);
 ``multipliers``
     where the momentum multipliers λ^p live and which input map E gives the
