@@ -999,6 +999,11 @@ class MultibodyBlockData(SchemeBlockData):
         """Node configurations (N+1, n) as floats from the current variable values."""
         return np.array([[pyo.value(x) for x in self.q_array(k)] for k in self.nodes], dtype=float)
 
+    def velocity_values(self):
+        """Node velocities (N+1, n) as floats from the current variable values (blocks
+        with velocity variables)."""
+        return np.array([[pyo.value(x) for x in self.v_array(k)] for k in self.nodes], dtype=float)
+
     def trajectory(self):
         """The current values as a :class:`~pyomo_mbdyn.trajectory.Trajectory`: node
         configurations and velocities (recovered where the scheme has no velocity
@@ -1008,7 +1013,7 @@ class MultibodyBlockData(SchemeBlockData):
         q = self.configuration_values()
         u = np.array([[pyo.value(x) for x in self.u_array(i)] for i in self.intervals]).reshape(N, -1)
         if self.uses_velocities:
-            v = np.array([[pyo.value(x) for x in self.v_array(k)] for k in self.nodes])
+            v = self.velocity_values()
         else:
             v = self._recover_velocities(q, u)
         if self.record.joint_rates:

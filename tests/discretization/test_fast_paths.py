@@ -36,6 +36,19 @@ def chain():
     return system
 
 
+def grounded_chain():
+    """Two bodies hung from the ground by a spherical joint, then a universal joint."""
+    bodies = [RigidBody(f"b{i}", 1.0 + i, (0.3, 0.4, 0.5), position=(i, 0.2 * i, 0)) for i in range(2)]
+    system = MultibodySystem("grounded", gravity=(0, -9.81, 0))
+    system.add_bodies(*bodies)
+    system.add_joints(Spherical("j0", None, bodies[0], location=(-0.5, -0.1, 0)),
+                      Universal("j1", bodies[0], bodies[1], location=(0.5, 0.1, 0), axis=(0, 0, 1),
+                                child_axis=(1, 0, 0)))
+    for j in system.joints:
+        system.actuate(j)
+    return system
+
+
 def generic_chart(system, theta, rotation):
     return np.asarray(system.reparametrise(np.asarray(theta, dtype=object), system.q0, rotation), float)
 
@@ -186,3 +199,37 @@ def test_singular_newton_matrix_is_reported():
     fun = casadi.Function("f", [x], [r, casadi.jacobian(r, x)])
     with pytest.raises(SimulationError, match="singular Newton matrix"):
         newton_solve(fun, np.array([1.0, 2.0]), (), 1e-12, 25, 1.0, "test")
+
+
+@pytest.mark.parametrize("scheme, form", [("gc", "chart"), ("rem", "absolute"), ("bem", "absolute"),
+                                          ("dmocc", "absolute")])
+def test_solved_block_values_by_the_compiled_chart_equal_its_expressions(scheme, form):
+    """``trajectory()`` of the chart-based forms reads q (and GC's v) from the θ values
+    by the compiled chart (``chart_states``), no longer through the named Expressions'
+    Pyomo trees: both give the same numbers at random θ, ṽ (spherical and universal
+    joints: rotation vectors and joint angles)."""
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.discretization import chart_states
+    from pyomo_mbdyn.schemes import scheme_block
+
+    system = grounded_chain()
+    m = pyo.ConcreteModel()
+    m.dyn = scheme_block(scheme, system=system, steps=3, horizon=0.3, configurations=form)
+    rng = np.random.default_rng(14)
+    for var in ("theta", "vt"):
+        if m.dyn.component(var) is not None:
+            for x in m.dyn.component(var).values():
+                x.set_value(rng.uniform(-1.0, 1.0))
+    expressions = {"q": m.dyn.configuration_values()}
+    through_pyomo = {"q": np.array([[pyo.value(x) for x in m.dyn.q_array(k)] for k in m.dyn.nodes])}
+    if scheme == "gc":
+        expressions["v"] = m.dyn.velocity_values()
+        through_pyomo["v"] = np.array([[pyo.value(x) for x in m.dyn.v_array(k)] for k in m.dyn.nodes])
+    for name, values in expressions.items():
+        assert values.shape == (4, system.n)
+        assert np.abs(values - through_pyomo[name]).max() < 1e-13 * (1 + np.abs(values).max()), name
+    tr = m.dyn.trajectory()
+    assert np.array_equal(tr.q, expressions["q"])
+    theta = tr.theta if hasattr(tr, "theta") else None
+    assert theta is not None and np.abs(chart_states(system, theta) - tr.q).max() < 1e-14

@@ -1,0 +1,47 @@
+"""Franka Emika Panda (arm: 7 revolute joints, hand removed) read from its URDF, rest to
+rest between two poses within the URDF's limits, least effort (issue 30).
+
+The system is :meth:`MultibodySystem.from_urdf` on the shipped
+``pyomo_mbdyn/robots/panda.urdf`` (every joint actuated, gravity −9.81 e_z); its
+reduced mass matrix, generalised gravity and recursive dynamics equal Pinocchio's to
+about 1e-14 (tests/mechanics/test_urdf.py).  The problem (:mod:`pyomo_mbdyn.models.robot_arm`):
+from the "ready" pose θ = (0, −π/4, 0, −3π/4, 0, π/2, π/4) to
+θ = (0.8, −0.3, 0.5, −1.8, 0.4, 2.0, −0.3) in T = 1.5 s, at rest at both ends,
+J = h Σ ½|u|², the URDF's joint limits at every node and effort limits on every
+control; N = 50.  ``evaluate`` adds the final momentum max |P(q_N)ᵀ M v_N|, the largest
+effort ratio and the smallest joint-limit margin.
+"""
+
+import numpy as np
+
+from pyomo_mbdyn.models import model_build
+from pyomo_mbdyn.models.robot_arm import SCHEMES, build_system as _robot_system, evaluate, rest_to_rest
+
+__all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "STEPS", "HORIZON", "START", "TARGET", "SCHEMES"]
+
+DESCRIPTION = ("Franka Emika Panda arm (7 revolute joints) from its URDF: rest to rest within the joint "
+               "and effort limits, least effort (issue 30)")
+STEPS, HORIZON = 50, 1.5
+#: the "ready" pose [rad]
+START = (0.0, -np.pi / 4, 0.0, -3 * np.pi / 4, 0.0, np.pi / 2, np.pi / 4)
+#: the final pose [rad]
+TARGET = (0.8, -0.3, 0.5, -1.8, 0.4, 2.0, -0.3)
+
+#: the options of ``build`` (``pyomo-mbdyn list --options panda``)
+OPTIONS = {
+    "horizon": "the duration T of the motion [s], positive (default 1.5)",
+    "start": "the 7 joint angles of the initial pose [rad], within the URDF's limits (default: 'ready')",
+    "target": "the 7 joint angles of the final pose [rad], within the URDF's limits",
+}
+
+
+def build_system():
+    """The Panda arm of the shipped URDF (every joint actuated)."""
+    return _robot_system("panda")
+
+
+@model_build
+def build(scheme="rem", steps=STEPS, horizon=HORIZON, start=START, target=TARGET):
+    """The Panda OCP ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``): rest to rest from ``start``
+    to ``target`` in ``horizon`` seconds; options: :data:`OPTIONS`."""
+    return rest_to_rest("panda", "panda", scheme, steps, horizon, start, target)

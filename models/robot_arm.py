@@ -1,0 +1,103 @@
+"""Rest to rest for a robot arm read from a URDF: the shared build of the ``panda`` and
+``ur5`` models (issue 30).
+
+Problem: from the pose ``start`` (joint angles, rad, URDF convention) to ``target`` in
+``horizon`` seconds, at rest at both ends, minimising J = h Σ_i Σ_a ½ u_ia², with the
+URDF's position limits on every node (:meth:`OptimalControlProblem.apply_joint_limits`)
+and effort limits on every control (:meth:`~OptimalControlProblem.apply_effort_limits`),
+under gravity.  The final configuration is stated in joint angles
+(``fix_final_configuration``), the final rest by the scheme's rest
+(``require_final_rest``: bem, rem the dof rows P(q_N)ᵀ M v_N = 0; gc ṽ_N = 0).  The
+guess interpolates the joint angles (quintic, rest to rest) with the forces split
+exactly (:func:`~pyomo_mbdyn.ocp.interpolated_trajectory`).
+
+Why not N = 20: the motion swings the heavy proximal links through about a radian
+in 1.5 s; with 20 steps (75 ms) the midpoint rule's O(h²) error in the swing is a few
+per cent of J, and the default-guess solves of the lifted schemes need far more
+iterations (measured in the model modules).
+"""
+
+import numpy as np
+
+__all__ = ["build_system", "rest_to_rest", "evaluate", "SCHEMES"]
+
+#: the schemes these models offer (measured on the Panda: see ``panda``)
+SCHEMES = ("rem", "bem", "gc")
+
+
+def build_system(robot):
+    """The shipped URDF of ``robot`` (``pyomo_mbdyn.robots``) as a MultibodySystem, every joint actuated."""
+    from pyomo_mbdyn import robots
+    from pyomo_mbdyn.mechanics import MultibodySystem
+
+    return MultibodySystem.from_urdf(robots.path(robot))
+
+
+def _pose(model, name, value, system):
+    from pyomo_mbdyn.errors import ConfigurationError
+    from pyomo_mbdyn.models import finite_option
+
+    value = np.asarray(value, dtype=object).reshape(-1)
+    if value.size != system.dof:
+        raise ConfigurationError(f"{model}: {name} must give {system.dof} joint angles "
+                                 f"{[v.split('.')[0] for v in system.velocities]}, got {value.size}")
+    angles = np.array([finite_option(model, f"{name}[{i}]", v) for i, v in enumerate(value)], float)
+    for joint, angle in zip(system.velocities, angles):
+        limits = system.urdf_limits[joint.split(".")[0]]
+        if limits.lower is not None and not limits.lower <= angle <= limits.upper:
+            raise ConfigurationError(f"{model}: {name} puts {joint} at {angle:.6g} rad, outside the URDF's "
+                                     f"limits [{limits.lower}, {limits.upper}]")
+    return angles
+
+
+def rest_to_rest(model, robot, scheme, steps, horizon, start, target):
+    """The model ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``) of the module docstring."""
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.discretization import chart
+    from pyomo_mbdyn.errors import ConfigurationError
+    from pyomo_mbdyn.models import check_scheme, finite_option
+    from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
+    from pyomo_mbdyn.schemes import scheme_block
+
+    check_scheme(model, scheme, SCHEMES)
+    horizon = finite_option(model, "horizon", horizon)
+    if not horizon > 0:
+        raise ConfigurationError(f"{model}: horizon must be positive [s], got {horizon!r}")
+    system = build_system(robot)
+    start, target = _pose(model, "start", start, system), _pose(model, "target", target, system)
+    q0 = np.asarray(chart(system, start), float)
+    m = pyo.ConcreteModel(model)
+    m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=horizon, initial_configuration=q0)
+    problem = OptimalControlProblem(m.dyn)
+    problem.minimise_control_effort({a: 0.5 for a in m.dyn.actuated})  # J = h Σ ½|u|²
+    problem.fix_final_configuration({j.split(".")[0]: a for j, a in zip(system.velocities, target)})
+    problem.require_final_rest()
+    problem.apply_joint_limits()
+    problem.apply_effort_limits()
+    m.dyn.initialize_from(interpolated_trajectory(system, m.dyn.step_length, steps, target, q_initial=q0))
+    m.problem = problem
+    return m
+
+
+def evaluate(m):
+    """Extra ``run`` fields: ``final_momentum`` max |P(q_N)ᵀ M v_N| (N m s; zero at rest),
+    ``effort_ratio_max`` max |u|/effort over the intervals and joints (≤ 1),
+    ``joint_limit_margin_min`` the smallest distance of a node's joint angle to its
+    URDF limits (rad, ≥ 0)."""
+    import pyomo.environ as pyo
+
+    dyn, system = m.dyn, m.dyn.system
+    tr = dyn.trajectory()
+    P = np.asarray(system.null_space(tr.q[-1]), float)
+    momentum = float(np.abs(P.T @ system.mass_matrix() @ tr.v[-1]).max())
+    limits = [system.urdf_limits[a.split(".")[0]] for a in dyn.actuated]
+    effort = np.array([lim.effort for lim in limits], float)
+    angles = m.problem.joint_coordinates()
+    theta = np.array([[pyo.value(angles[k, j]) for j in dyn.velocities] for k in dyn.nodes])
+    joints = [system.urdf_limits[j.split(".")[0]] for j in dyn.velocities]
+    lower = np.array([-np.inf if lim.lower is None else lim.lower for lim in joints])
+    upper = np.array([np.inf if lim.upper is None else lim.upper for lim in joints])
+    margin = float(np.min(np.minimum(theta - lower, upper - theta)))
+    return {"final_momentum": momentum, "effort_ratio_max": float(np.max(np.abs(tr.u) / effort)),
+            "joint_limit_margin_min": margin}
