@@ -74,38 +74,50 @@ def _program(fun):
     return program, uses
 
 
+#: a work value used more than once is named (``shared``) only when the tree it
+#: stands for has more than this many nodes; smaller ones are repeated in the
+#: trees that use them.  Every repeat is bounded by this size, so the trees a
+#: writer walks stay linear in the instructions, while most named Expressions
+#: (each a Pyomo component entry, ~6 µs to add) are not created: the Panda's GC
+#: step has 11 000 values used twice, of which ~N are larger than 8 nodes.
+SHARE_ABOVE = 8
+
+
 def replay(fun, args, share=True):
     """Evaluate the SX function ``fun`` on arrays of Pyomo expressions (or numbers).
 
-    Walks CasADi's instruction list; a work value used more than once is passed
-    to :func:`~pyomo_mbdyn.mechanics.linalg.shared` (a named Expression while a
-    block is being built); with ``share=False`` it is reused as the same Python
-    object (a DAG: cheaper to build, walked once by the in-process translator,
-    but expanded into a tree by Pyomo's .nl writer).
+    Walks CasADi's instruction list; a work value used more than once whose tree
+    has more than :data:`SHARE_ABOVE` nodes is passed to
+    :func:`~pyomo_mbdyn.mechanics.linalg.shared` (a named Expression while a
+    block is being built); smaller ones, and all with ``share=False``, are reused
+    as the same Python object (a DAG: cheaper to build, walked once by the
+    in-process translator, but expanded into a tree by Pyomo's .nl writer).
     """
     import casadi as ca
 
     _tables()
     program, uses = _program(fun)
     outputs = [np.zeros(fun.nnz_out(j), dtype=object) for j in range(fun.n_out())]
-    work = {}
+    work, size = {}, {}   # size: nodes of the tree a work value stands for (named: 1)
     CONST, INPUT, OUTPUT = ca.OP_CONST, ca.OP_INPUT, ca.OP_OUTPUT
     for op, out, ins, const in program:
         if op == CONST:
-            work[out[0]] = const
+            work[out[0]], size[out[0]] = const, 1
             continue
         if op == INPUT:
-            work[out[0]] = args[ins[0]][ins[1]]
+            work[out[0]], size[out[0]] = args[ins[0]][ins[1]], 1
             continue
         if op == OUTPUT:
             outputs[out[0]][out[1]] = work[ins[0]]
             continue
         if op in _UNARY:
-            value = _UNARY[op](work[ins[0]])
+            value, n = _UNARY[op](work[ins[0]]), 1 + size[ins[0]]
         elif op in _BINARY:
-            value = _BINARY[op](work[ins[0]], work[ins[1]])
+            value, n = _BINARY[op](work[ins[0]], work[ins[1]]), 1 + size[ins[0]] + size[ins[1]]
         else:
             raise NotImplementedError(f"CasADi operation {op} has no Pyomo counterpart here")
-        work[out[0]] = shared(value) if share and uses.get(out[0], 0) > 1 else value
+        if share and n > SHARE_ABOVE and uses.get(out[0], 0) > 1:
+            value, n = shared(value), 1
+        work[out[0]], size[out[0]] = value, n
     return outputs
 
