@@ -22,7 +22,8 @@ def gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation="exp", nu=None):
         momentum_balance      M̃(θ_{k+½})(ṽ_{k+1} - ṽ_k)
                               + h P̃ᵀ[M Ṗṽ + ∇V + Bᵀ(K ν + u)]                          (dof)
 
-    with ``M̃ = P̃ᵀ M P̃``, all at ``θ_{k+½}, ṽ_{k+½}``, and ``ν = B P̃ ṽ_{k+½}``
+    with ``M̃ = P̃ᵀ M P̃``, all at ``θ_{k+½}, ṽ_{k+½}``, evaluated as
+    ``P̃ᵀ[M(P̃(ṽ_{k+1} - ṽ_k) + h Ṗṽ) + h(∇V + Bᵀ(K ν + u))]`` (M̃ is never formed), and ``ν = B P̃ ṽ_{k+½}``
     (= ṽ for chains of revolute and prismatic joints, where ``P̃ᵀBᵀ = I`` and
     the thesis's ``u + K ṽ`` results).  Neither energy nor momentum consistent.
     """
@@ -34,12 +35,13 @@ def gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation="exp", nu=None):
     B = system.control_matrix(q_mid)
     rates = shared_array(matmul(B, v_mid)) if nu is None else as_array(nu)
     effort = efforts(system, rates, full_controls(system, u))
-    force = shared_array(M * a_mid + system.potential_gradient() + matmul(B.T, effort))
-    MPt = as_array(M[:, None] * Pt)
-    Mt = matmul(Pt.T, MPt)
+    force = shared_array(system.potential_gradient() + matmul(B.T, effort))
+    # M̃ Δṽ + h P̃ᵀ[M a + f] written as P̃ᵀ[M (P̃ Δṽ + h a) + h f]: two products with P̃
+    # instead of forming M̃ = P̃ᵀ M P̃ (the Panda's step: 13 725 → 6 000 CasADi instructions)
+    inertia = shared_array(M * (matmul(Pt, as_array(vt1 - vt0)) + a_mid * h) + force * h)
     out = {
         "kinematics": as_array(th1 - th0 - vt_mid * h),
-        "momentum_balance": as_array(matmul(Mt, as_array(vt1 - vt0)) + matmul(Pt.T, force) * h),
+        "momentum_balance": as_array(matmul(Pt.T, inertia)),
     }
     if nu is not None:  # lifted joint rates (the Pyomo block keeps them as variables)
         out["joint_rates"] = as_array(as_array(nu) - matmul(B, v_mid))
