@@ -26,6 +26,8 @@ MODELS = {
     "minimum-time-mass": "pyomo_mbdyn.models.minimum_time_mass",
     "four-bar": "pyomo_mbdyn.models.four_bar",
     "slider-crank": "pyomo_mbdyn.models.slider_crank",
+    "panda": "pyomo_mbdyn.models.panda",
+    "ur5": "pyomo_mbdyn.models.ur5",
 }
 
 

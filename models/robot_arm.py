@@ -11,18 +11,31 @@ under gravity.  The final configuration is stated in joint angles
 guess interpolates the joint angles (quintic, rest to rest) with the forces split
 exactly (:func:`~pyomo_mbdyn.ocp.interpolated_trajectory`).
 
-Why not N = 20: the motion swings the heavy proximal links through about a radian
-in 1.5 s; with 20 steps (75 ms) the midpoint rule's O(h²) error in the swing is a few
-per cent of J, and the default-guess solves of the lifted schemes need far more
-iterations (measured in the model modules).
+Node configurations (``configurations=``, default per scheme in
+``CONFIGURATIONS``): BEM and REM by the absolute chart ``q_k = F(θ_k, q_ref)`` in
+joint angles, GC by its chart.  Measured on the Panda at N = 50 (issue 31,
+benchmarks/README.md "Robots"): the lifted form (84 coordinates and the
+reparametrisation rows per node) has a Lagrangian Hessian of 713 000 nonzeros whose
+KKT factorisations take 1.3 s per iteration (REM 75 s in all); the absolute form has
+53 000 and solves the same NLP to the same optimum (J = 138.580276) in 41
+iterations and under 10 s.
+
+The grid: N = 50 (h = 30 ms).  The motion swings the heavy proximal links through
+about a radian in 1.5 s; J at N = 20, 50, 100, 200 (REM, absolute) is 134.62,
+138.58, 138.37, 138.32 — second order from N = 50 on.  At N = 20 the lifted REM and
+BEM reach J ≈ 73.6, not a better motion but a coarse-grid artefact of the lifted
+node velocities (they leave the tangent space: ``max |G(q_k) v_k|`` ≈ 250 against
+below 5 at N = 50), so N = 20 is not offered as a default.
 """
 
 import numpy as np
 
-__all__ = ["build_system", "rest_to_rest", "evaluate", "SCHEMES"]
+__all__ = ["build_system", "rest_to_rest", "evaluate", "SCHEMES", "CONFIGURATIONS"]
 
 #: the schemes these models offer (measured on the Panda: see ``panda``)
 SCHEMES = ("rem", "bem", "gc")
+#: node configurations per scheme (the block option ``configurations``), chosen by measurement
+CONFIGURATIONS = {"bem": "absolute", "rem": "absolute", "gc": "chart"}
 
 
 def build_system(robot):
@@ -50,8 +63,10 @@ def _pose(model, name, value, system):
     return angles
 
 
-def rest_to_rest(model, robot, scheme, steps, horizon, start, target):
-    """The model ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``) of the module docstring."""
+def rest_to_rest(model, robot, scheme, steps, horizon, start, target, configurations=None):
+    """The model ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``) of the module docstring;
+    ``configurations`` the block's form of node configurations (default
+    :data:`CONFIGURATIONS` of the scheme)."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.discretization import chart
@@ -68,7 +83,9 @@ def rest_to_rest(model, robot, scheme, steps, horizon, start, target):
     start, target = _pose(model, "start", start, system), _pose(model, "target", target, system)
     q0 = np.asarray(chart(system, start), float)
     m = pyo.ConcreteModel(model)
-    m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=horizon, initial_configuration=q0)
+    form = CONFIGURATIONS[scheme] if configurations is None else configurations
+    m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=horizon, initial_configuration=q0,
+                         configurations=form)
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort({a: 0.5 for a in m.dyn.actuated})  # J = h Σ ½|u|²
     problem.fix_final_configuration({j.split(".")[0]: a for j, a in zip(system.velocities, target)})
@@ -81,8 +98,8 @@ def rest_to_rest(model, robot, scheme, steps, horizon, start, target):
 
 
 def evaluate(m):
-    """Extra ``run`` fields: ``final_momentum`` max |P(q_N)ᵀ M v_N| (N m s; zero at rest),
-    ``effort_ratio_max`` max |u|/effort over the intervals and joints (≤ 1),
+    """Extra ``run`` fields: ``final_momentum`` ``max |P(q_N)ᵀ M v_N|`` (N m s; zero at rest),
+    ``effort_ratio_max`` ``max |u|/effort`` over the intervals and joints (≤ 1),
     ``joint_limit_margin_min`` the smallest distance of a node's joint angle to its
     URDF limits (rad, ≥ 0)."""
     import pyomo.environ as pyo

@@ -6,8 +6,16 @@ The system is :meth:`MultibodySystem.from_urdf` on the shipped
 agrees to about 1e-15 (tests/mechanics/test_urdf.py).  The problem
 (:mod:`pyomo_mbdyn.models.robot_arm`): from θ = (0, −π/2, π/2, −π/2, −π/2, 0) (elbow up,
 tool down) to θ = (1.0, −1.2, 1.2, −1.5, −1.2, 0.5) in T = 1.5 s, at rest at both ends,
-J = h Σ ½|u|², the URDF's joint limits at every node and effort limits on every
+``J = h Σ ½|u|²``, the URDF's joint limits at every node and effort limits on every
 control; N = 50.  ``evaluate`` as for the Panda.
+
+Measured (``python -m benchmarks.robots``): at N = 50 REM and BEM reach J = 99.637438
+(BEM = REM; tests/ocp/test_robot_models.py), GC J = 99.830350; GC's solutions satisfy the
+joint-space midpoint rule with Pinocchio's RNEA to 6e-12 (the same test).  The problem
+has several local optima — the wrists may turn towards their ±2π limits — and which one
+a scheme reaches depends on the grid: at N = 100 REM gives 99.435 and BEM 99.652, and a
+hand-written joint-space NLP started from the quintic guess finds 100.024 at N = 50
+where GC finds 99.830 (equal at N = 100 and 200).
 """
 
 import numpy as np
@@ -15,11 +23,13 @@ import numpy as np
 from pyomo_mbdyn.models import model_build
 from pyomo_mbdyn.models.robot_arm import SCHEMES, build_system as _robot_system, evaluate, rest_to_rest
 
-__all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "STEPS", "HORIZON", "START", "TARGET", "SCHEMES"]
+__all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "CONSERVED_MOMENTA", "STEPS", "HORIZON", "START", "TARGET", "SCHEMES"]
 
 DESCRIPTION = ("Universal Robots UR5 (6 revolute joints) from its URDF: rest to rest within the joint and "
                "effort limits, least effort (issue 30)")
 STEPS, HORIZON = 50, 1.5
+#: gravity and joint torques act: no momentum is conserved; T + V + W is
+CONSERVED_MOMENTA = ()
 #: the initial pose [rad]: elbow up, tool pointing down
 START = (0.0, -np.pi / 2, np.pi / 2, -np.pi / 2, -np.pi / 2, 0.0)
 #: the final pose [rad]
@@ -29,6 +39,7 @@ TARGET = (1.0, -1.2, 1.2, -1.5, -1.2, 0.5)
 OPTIONS = {
     "horizon": "the duration T of the motion [s], positive (default 1.5)",
     "start": "the 6 joint angles of the initial pose [rad], within the URDF's limits",
+    "configurations": "node configurations of the block (default per scheme: robot_arm.CONFIGURATIONS)",
     "target": "the 6 joint angles of the final pose [rad], within the URDF's limits",
 }
 
@@ -39,7 +50,7 @@ def build_system():
 
 
 @model_build
-def build(scheme="rem", steps=STEPS, horizon=HORIZON, start=START, target=TARGET):
+def build(scheme="rem", steps=STEPS, horizon=HORIZON, start=START, target=TARGET, configurations=None):
     """The UR5 OCP ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``): rest to rest from ``start``
     to ``target`` in ``horizon`` seconds; options: :data:`OPTIONS`."""
-    return rest_to_rest("ur5", "ur5", scheme, steps, horizon, start, target)
+    return rest_to_rest("ur5", "ur5", scheme, steps, horizon, start, target, configurations)
