@@ -11,6 +11,7 @@ memory is its own.  Kinds:
   ``solver.timings``;
 * ``hand NAME N [same]`` — :mod:`benchmarks.handwritten` (``same``: with the
   library's IPOPT defaults, ``pyomo_mbdyn.solvers.ampl_driver.IPOPT_DEFAULTS``);
+* ``hand-robot ROBOT N`` — the joint-space NLP of :mod:`benchmarks.robots`;
 * ``dae METHOD NFE`` — :mod:`benchmarks.dae_arm`;
 * ``chain SCHEME K`` — :mod:`benchmarks.chain`.
 """
@@ -92,6 +93,12 @@ def main(argv):
                                 ipopt_options=IPOPT_DEFAULTS if same else None)
         if same:
             out["options"] = "library"
+    elif kind == "hand-robot":
+        from benchmarks.robots import solve_handwritten
+
+        out = solve_handwritten(args[0], int(args[1]))
+        out.pop("theta")
+        out.update(robot=args[0], N=int(args[1]))
     elif kind == "dae":
         from benchmarks.dae_arm import solve_dae
 
