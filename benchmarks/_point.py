@@ -12,6 +12,7 @@ memory is its own.  Kinds:
 * ``hand NAME N [same]`` — :mod:`benchmarks.handwritten` (``same``: with the
   library's IPOPT defaults, ``pyomo_mbdyn.solvers.ampl_driver.IPOPT_DEFAULTS``);
 * ``hand-robot ROBOT N`` — the joint-space NLP of :mod:`benchmarks.robots`;
+* ``spatial-chain hand|SCHEME K N`` — :mod:`benchmarks.spatial_chain`;
 * ``dae METHOD NFE`` — :mod:`benchmarks.dae_arm`;
 * ``chain SCHEME K`` — :mod:`benchmarks.chain`.
 """
@@ -63,7 +64,7 @@ def main(argv):
     import pyomo.environ  # noqa: F401
 
     import pyomo_mbdyn.solvers  # noqa: F401
-    if kind in ("library", "chain"):  # the library's own imports are not part of a build
+    if kind in ("library", "chain", "spatial-chain"):  # the library's own imports are not part of a build
         import pyomo_mbdyn.ocp  # noqa: F401
         import pyomo_mbdyn.schemes  # noqa: F401
         from pyomo_mbdyn.models import MODELS
@@ -99,6 +100,12 @@ def main(argv):
         out = solve_handwritten(args[0], int(args[1]))
         out.pop("theta")
         out.update(robot=args[0], N=int(args[1]))
+    elif kind == "spatial-chain":
+        from benchmarks import spatial_chain
+
+        label, k, N = args[0], int(args[1]), int(args[2])
+        out = spatial_chain.hand_point(k, N) if label == "hand" else spatial_chain.library_point(label, k, N)
+        out.update(links=k, N=N, label=label)
     elif kind == "dae":
         from benchmarks.dae_arm import solve_dae
 

@@ -64,8 +64,8 @@ def _pose(model, name, value, system):
 
 
 def rest_to_rest(model, robot, scheme, steps, horizon, start, target, configurations=None):
-    """The model ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``) of the module docstring;
-    ``configurations`` the block's form of node configurations (default
+    """The model ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``) of the module docstring for
+    the shipped robot ``robot`` (or a system read from a URDF); ``configurations`` the block's form of node configurations (default
     :data:`CONFIGURATIONS` of the scheme)."""
     import pyomo.environ as pyo
 
@@ -75,11 +75,13 @@ def rest_to_rest(model, robot, scheme, steps, horizon, start, target, configurat
     from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
     from pyomo_mbdyn.schemes import scheme_block
 
+    from pyomo_mbdyn.mechanics import MultibodySystem
+
     check_scheme(model, scheme, SCHEMES)
     horizon = finite_option(model, "horizon", horizon)
     if not horizon > 0:
         raise ConfigurationError(f"{model}: horizon must be positive [s], got {horizon!r}")
-    system = build_system(robot)
+    system = robot if isinstance(robot, MultibodySystem) else build_system(robot)
     start, target = _pose(model, "start", start, system), _pose(model, "target", target, system)
     q0 = np.asarray(chart(system, start), float)
     m = pyo.ConcreteModel(model)
