@@ -93,12 +93,27 @@ def main(argv=None):
             print(json.dumps({key: result.get(key) for key in ("links", "N", "label", "status", "iterations",
                                                                 "objective", "build_s", "solve_s", "wall_s",
                                                                 "rss_peak_mb")}), flush=True)
-    for label in ("hand",) + LIBRARY:
-        pts = [(r["links"], r["wall_s"]) for r in rows if r["label"] == label and "wall_s" in r]
-        if len(pts) > 1:
-            slope = np.polyfit(np.log([p[0] for p in pts]), np.log([p[1] for p in pts]), 1)[0]
-            print(f"{label}: total time ~ k^{slope:.2f} (k = {[p[0] for p in pts]}, N = {args.steps})")
+    print(exponents(rows, args.steps))
     return rows
+
+
+CONVERGED = ("optimal", "locallyOptimal", "Solve_Succeeded")
+
+
+def exponents(rows, N):
+    """Fitted exponents in k of the total time and of the time per iteration, over the
+    converged points only (a point stopped by the time limit says nothing about k)."""
+    lines = []
+    for label in ("hand",) + LIBRARY:
+        pts = [(r["links"], r["wall_s"], r["solve_s"] / max(1, r["iterations"])) for r in rows
+               if r["label"] == label and r.get("status") in CONVERGED]
+        if len(pts) > 1:
+            k = np.log([p[0] for p in pts])
+            total = np.polyfit(k, np.log([p[1] for p in pts]), 1)[0]
+            per_iteration = np.polyfit(k, np.log([p[2] for p in pts]), 1)[0]
+            lines.append(f"{label}: total time ~ k^{total:.2f}, solve time per iteration ~ k^{per_iteration:.2f} "
+                         f"(converged k = {[p[0] for p in pts]}, N = {N})")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
