@@ -20,14 +20,15 @@ from .common import compiled_function, numeric as _numeric, symbols
 from .jets import directional_derivatives
 
 __all__ = ["chart", "chart_velocity", "chart_state", "chart_states", "chart_replayed", "chart_basis",
-           "chart_coordinates"]
+           "chart_jets", "chart_transpose", "chart_coordinates"]
 
 
 def _compiled(system, rotation, name):
     """The CasADi function ``name`` of the chart of ``system`` (built on first use,
     cached per system: :func:`.common.compiled_function`):
     ``'basis'``: θ ↦ (q(θ), P̃(θ)); ``'velocity'``: (θ, ṽ) ↦ (q, P̃ ṽ, (Ṗ ṽ) ṽ);
-    ``'state'``: (θ, ṽ) ↦ (q, P̃ ṽ)."""
+    ``'state'``: (θ, ṽ) ↦ (q, P̃ ṽ); ``'jets'``: (θ, ṽ, δ) ↦ (q, P̃ ṽ, (Ṗ ṽ) ṽ, P̃ δ);
+    ``'transpose'``: (θ, g) ↦ P̃ᵀ g (reverse mode: one pass, not dof columns)."""
 
     def build():
         import casadi
@@ -39,10 +40,17 @@ def _compiled(system, rotation, name):
             return casadi.Function("chart_basis", [theta], [q, casadi.jacobian(q, theta)])
         if name == "configuration":
             return casadi.Function("chart", [theta], [q])
+        if name == "transpose":
+            g = casadi.SX.sym("g", system.n)
+            return casadi.Function("chart_transpose", [theta, g], [casadi.jtimes(q, theta, g, True)])
         vt = casadi.SX.sym("vt", system.n_velocities)
         v = casadi.jtimes(q, theta, vt)
         if name == "state":
             return casadi.Function("chart_state", [casadi.vertcat(theta, vt)], [q, v])
+        if name == "jets":
+            delta = casadi.SX.sym("delta", system.n_velocities)
+            return casadi.Function("chart_jets", [theta, vt, delta],
+                                   [q, v, casadi.jtimes(v, theta, vt), casadi.jtimes(q, theta, delta)])
         return casadi.Function("chart_velocity", [theta, vt], [q, v, casadi.jtimes(v, theta, vt)])
 
     return compiled_function(system, ("chart", rotation, name), build)
@@ -50,6 +58,24 @@ def _compiled(system, rotation, name):
 
 def _evaluate(function, *args):
     return tuple(np.asarray(out, float) for out in function.call([np.asarray(a, float) for a in args]))
+
+
+def _applied(function, *args):
+    """The compiled ``function`` on arrays of numbers, CasADi or Pyomo entries: numbers
+    are evaluated, CasADi expressions call it (its instructions enter the caller's
+    graph), Pyomo expressions replay it instruction by instruction."""
+    import casadi
+
+    from ..mechanics.replay import backend_of, replay
+
+    args = [np.asarray(a, dtype=object).ravel() for a in args]
+    backend = backend_of(np.concatenate(args))
+    if backend == "float":
+        return tuple(x.ravel() for x in _evaluate(function, *args))
+    if backend == "pyomo":
+        return tuple(replay(function, args))
+    outs = function.call([casadi.vertcat(*[casadi.SX(x) for x in a]) for a in args])
+    return tuple(np.array([out[i] for i in range(out.numel())], dtype=object) for out in outs)
 
 
 def chart(system, theta, rotation="exp"):
@@ -188,6 +214,48 @@ def chart_basis(system, theta, rotation):
         cols.append(shared_array(chart_velocity(system, theta, e, rotation)[1]))
     return as_array(np.array(cols, dtype=object).T.reshape(system.n, dof))
 
+
+def chart_jets(system, theta, vt, delta, rotation="exp"):
+    """``(q, P̃ ṽ, (Ṗ ṽ) ṽ, P̃ δ)`` at θ in any backend, by CasADi's forward mode on
+    the compiled chart (:func:`chart`): numbers evaluate it, CasADi expressions call
+    it, Pyomo expressions replay it.  The velocity, the convective acceleration
+    and the image of a second direction, e.g. the step's Δṽ (GC, thesis Eq. 3.42).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
+    >>> q, v, a, d = chart_jets(pendulum, [np.pi / 2], [2.0], [1.0])
+    >>> v[:3].round(12) + 0.0, a[:3].round(12) + 0.0, d[:3].round(12) + 0.0
+    (array([-1.,  0.,  0.]), array([ 0., -2.,  0.]), array([-0.5,  0. ,  0. ]))
+    """
+    if not system.n_velocities:
+        zero = np.zeros(system.n)
+        return np.asarray(system.q0, float), zero, zero, zero
+    return _applied(_compiled(system, rotation, "jets"), theta, vt, delta)
+
+
+def chart_transpose(system, theta, g, rotation="exp"):
+    """``P̃(θ)ᵀ g`` (dof) in any backend, by one reverse pass through the compiled chart:
+    the generalised force of the natural-coordinate force ``g`` (thesis Eq. 3.42's
+    ``P̃ᵀ[…]``) without forming P̃'s dof columns.
+
+    Examples
+    --------
+    The pendulum's weight about its hinge, hanging at 90° (centre of mass 0.5 m out):
+
+    >>> import numpy as np
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
+    >>> theta = [0.3]
+    >>> g = np.arange(12.0)
+    >>> bool(np.allclose(chart_transpose(pendulum, theta, g), chart_basis(pendulum, theta, "exp").T @ g))
+    True
+    """
+    if not system.n_velocities:
+        return np.zeros(0)
+    return _applied(_compiled(system, rotation, "transpose"), theta, g)[0]
 
 
 def chart_coordinates(system, q, v=None, rotation="exp", tol=1e-12, start=None, atol=1e-9):
