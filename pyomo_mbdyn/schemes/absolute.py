@@ -80,26 +80,31 @@ class AbsoluteConfigurations:
         nodes: the arm's small trees get none, the Panda's .nl file stays 6 MB instead of
         429 MB of expanded trees)."""
         rotation = self.rotation
-        nodes = {k: chart_replayed(self.system, self._theta(k), rotation, share=True) for k in self.nodes}
-        self._replace_node_variables("q", nodes)
-        index = self._coordinate_index()   # what the Expressions hold (numbers as Pyomo constants)
-        self._chart_nodes = {k: [self.body[name].q[k, c].expr for name, c in index] for k in nodes}
+        # made when first read: the structured path calls the compiled chart instead
+        self._chart_nodes = self._node_values(
+            lambda k: chart_replayed(self.system, self._theta(k), rotation, share=True))
+        self._replace_node_variables("q", self._chart_nodes)
 
     def compiled_node_expressions(self):
         """The node configurations as the compiled chart of θ_k, for translators that can
         call it instead of walking the Expressions (:mod:`pyomo_mbdyn.solvers.pyomo_to_casadi`):
-        ``(function, [(θ_k variables, [(ExpressionData, built expression), ...]), ...])``
-        with ``function(θ) = q(θ)`` in the global coordinate order.  A translator must walk
-        a node whose Expressions no longer hold the built expressions (a user changed them)."""
+        ``(function, [(θ_k variables, [ExpressionData, ...]), ...])`` with ``function(θ) =
+        q(θ)`` in the global coordinate order, for the nodes whose Expressions still state
+        q_k = F(θ_k): not made yet, or holding what the block made (a node a user changed
+        is left out, and a translator walks it)."""
         if not self.absolute or not hasattr(self, "_chart_nodes"):
             return None
         from ..discretization.charts import _compiled
+        from .deferred import is_deferred
 
         index = self._coordinate_index()
+        made = self._chart_nodes.made
         nodes = []
-        for k, built in self._chart_nodes.items():
+        for k in self.nodes:
             data = [self.body[name].q[k, c] for name, c in index]
-            nodes.append(([self.theta[k, j] for j in self.velocities], list(zip(data, built))))
+            if not all(is_deferred(d) or (k in made and d.arg(0) is made[k][i]) for i, d in enumerate(data)):
+                continue
+            nodes.append(([self.theta[k, j] for j in self.velocities], data))
         return _compiled(self.system, self.rotation, "configuration"), nodes
 
     def theta_values(self, k):

@@ -49,6 +49,7 @@ from ..mechanics.linalg import sharing
 from ..mechanics.numeric import check_numeric
 from ..mechanics.system import coordinate_names
 from ..trajectory import Trajectory, column_names
+from .deferred import DeferredExpression, ResidualRows
 from ..simulate.stepper import check_initial_state
 
 logger = logging.getLogger("pyomo_mbdyn.schemes")
@@ -353,18 +354,33 @@ class ResidualFamily(dict):
     ``_add_*_equations`` helpers record in ``rows[k]`` which Constraint states
     which entry: ``(group, position, ConstraintData)``.
 
+    The arguments are gathered at once; a key's residuals are computed when
+    first asked for (``family[k]``: by a row's expression being built, see
+    :mod:`pyomo_mbdyn.schemes.deferred`), so that a solver path that evaluates the
+    formula as a compiled Function never pays for the Pyomo expressions.
     ``evaluate(args)`` computes one key's residuals; by default
     ``residual(*args)`` on the Pyomo arguments, but a block passes the replay
     of the formula's CasADi Function (see ``MultibodyBlockData._residuals``).
     """
 
-    def __init__(self, name, keys, arguments, residual, evaluate=None):
+    def __init__(self, name, keys, arguments, residual, evaluate=None, sharer=None):
         super().__init__()
         self.name, self.residual, self.arguments, self.rows = name, residual, {}, {}
-        evaluate = (lambda args: residual(*args)) if evaluate is None else evaluate
+        self._evaluate = (lambda args: residual(*args)) if evaluate is None else evaluate
+        self._sharer = sharer
         for k in keys:
-            self.arguments[k] = args = arguments(k)
-            self[k] = evaluate(args)
+            self.arguments[k] = arguments(k)
+
+    def __missing__(self, k):
+        if k not in self.arguments:
+            raise KeyError(k)
+        if self._sharer is None:
+            value = self._evaluate(self.arguments[k])
+        else:  # values used twice become the block's named Expressions, as while it was built
+            with sharing(self._sharer):
+                value = self._evaluate(self.arguments[k])
+        self[k] = value
+        return value
 
 
 def _signature(args):
@@ -385,15 +401,28 @@ class UniformResiduals:
     """One CasADi ``Function`` ``r = F(z)`` stated at many keys (intervals or nodes).
 
     ``inputs[i]`` are the Pyomo variables or expressions that make up ``z`` at
-    the i-th key, ``rows[i]`` the Constraints that state ``r`` there (their
-    bodies are ``expected[i]``, the very expressions the block built from the
-    same formula).  A solver may evaluate ``F`` mapped over the keys instead of
-    walking the rows' expressions (:mod:`pyomo_mbdyn.solvers.pyomo_to_casadi`);
-    it must check that each row is still active and still has its body.
+    the i-th key, ``rows[i]`` the Constraints that state ``r = 0`` there, built
+    from the same formula.  A solver may evaluate ``F`` mapped over the keys
+    instead of walking the rows' expressions
+    (:mod:`pyomo_mbdyn.solvers.pyomo_to_casadi`); it must check that each row is
+    still active and :meth:`unchanged`.
     """
 
     def __init__(self, function, keys, inputs, rows, expected):
-        self.function, self.keys, self.inputs, self.rows, self.expected = function, keys, inputs, rows, expected
+        self.function, self.keys, self.inputs, self.rows = function, keys, inputs, rows
+        self._expected = expected
+
+    def unchanged(self, i):
+        """True if every row of the i-th key still states the block's residual = 0:
+        not built yet (:func:`~pyomo_mbdyn.schemes.deferred.is_deferred`), or built and
+        with the very body the block made (a user's ``set_value`` replaces it)."""
+        from .deferred import is_deferred
+
+        rows = self.rows[i]
+        if all(is_deferred(c) for c in rows):
+            return True
+        expected = self._expected(i)
+        return all(is_deferred(c) or c.body is e for c, e in zip(rows, expected))
 
     def __repr__(self):
         return f"UniformResiduals({self.function.name()}, {len(self.keys)} keys, " \
@@ -706,9 +735,19 @@ class MultibodyBlockData(SchemeBlockData):
 
     # -- helpers shared by the schemes ---------------------------------------------
     def _replace_node_variables(self, var, nodes):
-        """Node variables ``body[b].<var>`` (``q`` or ``v``) → named expressions ``nodes[k]``
-        (arrays in the global coordinate order)."""
+        """Node variables ``body[b].<var>`` (``q`` or ``v``) → named expressions of the node
+        values: ``nodes[k]`` (arrays in the global coordinate order), or with a callable
+        ``nodes(k)`` (see :meth:`_node_values`) Expressions that are made when a consumer
+        first reads one (:class:`~pyomo_mbdyn.schemes.deferred.DeferredExpression`)."""
         index = self._coordinate_index()
+        if callable(nodes):
+            position = {key: i for i, key in enumerate(index)}
+            for name in self.system.bodies:
+                blk = self.body[name]
+                blk.del_component(var)
+                blk.add_component(var, DeferredExpression(
+                    self.nodes, blk.coordinates, source=lambda b, k, c, name=name: nodes(k)[position[name, c]]))
+            return
         for name in self.system.bodies:
             blk = self.body[name]
             blk.del_component(var)
@@ -716,6 +755,22 @@ class MultibodyBlockData(SchemeBlockData):
         for k, values in nodes.items():
             for idx, (name, c) in enumerate(index):
                 self.body[name].component(var)[k, c] = values[idx]
+
+    def _node_values(self, compute):
+        """``compute(k)`` once per node, when first asked for, under the block's sharing
+        (values used twice become its named Expressions, as while it is built); the
+        values made so far are in the returned callable's ``made``."""
+        made = {}
+
+        def values(k):
+            out = made.get(k)
+            if out is None:
+                with sharing(self._share):
+                    out = made[k] = compute(k)
+            return out
+
+        values.made = made
+        return values
 
     def _add_interval_multipliers(self):
         """γ[k, r] for every constraint row: ``body[b].lam`` and ``joint[j].lam``."""
@@ -761,7 +816,7 @@ class MultibodyBlockData(SchemeBlockData):
         elif timed:
             residual = (lambda given, h: lambda *args: given(h, *args))(residual, float(self.h))
         evaluate = (lambda args: self._replayed(name, residual, args)) if replayed else None
-        family = ResidualFamily(name, keys, arguments, residual, evaluate)
+        family = ResidualFamily(name, keys, arguments, residual, evaluate, sharer=self._share)
         self._families.append(family)
         return family
 
@@ -826,8 +881,8 @@ class MultibodyBlockData(SchemeBlockData):
         where = {key: g for g, key in enumerate(self._coordinate_index())}
         for name in self.system.bodies:
             blk = self.body[name]
-            con = pyo.Constraint(index_set, blk.coordinates,
-                                 rule=lambda b, k, c, name=name: residuals[k][group][where[name, c]] == 0)
+            con = ResidualRows(index_set, blk.coordinates,
+                               residual=lambda b, k, c, name=name: residuals[k][group][where[name, c]])
             blk.add_component(group, con)
             _record_rows(residuals, group, con, lambda k, c, name=name: (k, where[name, c]))
 
@@ -836,8 +891,7 @@ class MultibodyBlockData(SchemeBlockData):
         (``reduced_coordinates`` for the reduced rows)."""
         index_set = self.velocities if index_set is None else index_set
         index = {j: n for n, j in enumerate(index_set)}
-        con = pyo.Constraint(self.intervals, index_set,
-                             rule=lambda b, k, j: residuals[k][group][index[j]] == 0)
+        con = ResidualRows(self.intervals, index_set, residual=lambda b, k, j: residuals[k][group][index[j]])
         self.add_component(group, con)
         _record_rows(residuals, group, con, lambda k, j: (k, index[j]))
 
@@ -854,8 +908,8 @@ class MultibodyBlockData(SchemeBlockData):
             if not mine:
                 continue
             blk = self.joint[jname]
-            con = pyo.Constraint(self.intervals, sorted(mine),
-                                 rule=lambda b, k, r, mine=mine: residuals[k]["loop_closure"][mine[r]] == 0)
+            con = ResidualRows(self.intervals, sorted(mine),
+                               residual=lambda b, k, r, mine=mine: residuals[k]["loop_closure"][mine[r]])
             blk.add_component("loop_closure", con)
             _record_rows(residuals, "loop_closure", con, lambda k, r, mine=mine: (k, mine[r]))
 
@@ -866,11 +920,11 @@ class MultibodyBlockData(SchemeBlockData):
         (``residuals[k - 1][group]`` in the order of ``constraint_labels``)."""
         row_of = {(id(owner), r): g for g, (owner, r) in enumerate(self._constraint_index())}
         steps = pyo.RangeSet(1, self.config.steps)
-        rule = lambda b, k, r: residuals[k - 1][group][row_of[id(b), r]] == 0  # noqa: E731
+        rule = lambda b, k, r: residuals[k - 1][group][row_of[id(b), r]]  # noqa: E731
         for owners, name in ((self.system.bodies, names[0]), (self.system.joints, names[1])):
             for owner in owners:
                 blk = (self.body if owners is self.system.bodies else self.joint)[owner]
-                con = pyo.Constraint(steps, blk.internal if name == names[0] else blk.rows, rule=rule)
+                con = ResidualRows(steps, blk.internal if name == names[0] else blk.rows, residual=rule)
                 blk.add_component(name, con)
                 _record_rows(residuals, group, con, lambda k, r, blk=blk: (k - 1, row_of[id(blk), r]))
 
@@ -903,7 +957,8 @@ class MultibodyBlockData(SchemeBlockData):
                     continue
                 inputs = [[x for a in family.arguments[k] if a is not None for x in a] for k in keys]
                 rows = [[data for _, _, data in family.rows[k]] for k in keys]
-                expected = [[family[k][g][p] for g, p, _ in family.rows[k]] for k in keys]
+                expected = (lambda family, keys: lambda i: [family[keys[i]][g][p] for g, p, _ in
+                                                            family.rows[keys[i]]])(family, keys)
                 out.append(UniformResiduals(function, keys, inputs, rows, expected))
         return out
 

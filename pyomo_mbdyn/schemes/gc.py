@@ -83,9 +83,10 @@ class GCBlockData(MultibodyBlockData):
             self._add_velocity_equations(group, residuals)
         if self.configurations == "chart":
             # node values for results and user conditions; not part of the scheme's equations
-            nodes = {k: chart_state(system, self._theta(k), self._vt(k), rotation) for k in self.nodes}
-            self._replace_node_variables("q", {k: q for k, (q, _) in nodes.items()})
-            self._replace_node_variables("v", {k: v for k, (_, v) in nodes.items()})
+            # (made when first read: the structured solve and trajectory() never read them)
+            nodes = self._node_values(lambda k: chart_state(system, self._theta(k), self._vt(k), rotation))
+            self._replace_node_variables("q", lambda k: nodes(k)[0])
+            self._replace_node_variables("v", lambda k: nodes(k)[1])
             return
         steps = pyo.RangeSet(1, self.config.steps)
 

@@ -419,8 +419,8 @@ def _uniform_groups(block):
             continue
         for group in offer(b):
             keep = []
-            for i, (rows, expected) in enumerate(zip(group.rows, group.expected)):
-                if all(c.active and c.body is e and id(c) not in claimed for c, e in zip(rows, expected)):
+            for i, rows in enumerate(group.rows):
+                if all(c.active and id(c) not in claimed for c in rows) and group.unchanged(i):
                     keep.append(i)
                     claimed.update(id(c) for c in rows)
             if len(keep) > 1:
@@ -530,7 +530,7 @@ def _translate(block, solver_name, skip_trivial_constraints, structured=True):
             for entry in group.inputs[i]:
                 z.append(walk(entry, group.rows[i][0], "constraint"))
             for con in group.rows[i]:
-                lb, _, ub = con.to_bounded_expression(True)
+                lb, ub = con.lb, con.ub  # a row not built yet is not built for this
                 constraints.append(con)
                 lbg.append(-math.inf if lb is None else float(lb))
                 ubg.append(math.inf if ub is None else float(ub))
@@ -560,6 +560,7 @@ def _translate(block, solver_name, skip_trivial_constraints, structured=True):
     if uniform:
         x, f_sx, g_sx, extras["functions"] = _mapped_graph(x, f_sx, g_sx, uniform, mapped_inputs)
         extras["mapped"] = [(group.function.name(), len(keep)) for group, keep in uniform]
+        extras["mapped_rows"] = sum(mapped_rows)  # the last rows of the NLP
     return CasadiNLP(
         x=x,
         f=f_sx,
@@ -584,8 +585,9 @@ def _seed_compiled_nodes(block, tr):
     (``compiled_node_expressions()``: the absolute forms' q_k = F(θ_k)) enter the
     translator's memo as that function called on the variables' symbols — CasADi builds
     the same graph in C++ instead of the translator walking each node's Pyomo tree
-    (the Panda's REM at N = 100: 35 000 walks, 1.4 s).  A node whose Expressions were
-    changed after the block built them is left to the walk."""
+    (the Panda's REM at N = 100: 35 000 walks, 1.4 s), or building it: the Expressions
+    are made on first read (:mod:`pyomo_mbdyn.schemes.deferred`).  The block leaves out
+    a node whose Expressions were changed; the walk translates it."""
     for b in block.block_data_objects(active=True, descend_into=True):
         offer = getattr(type(b), "compiled_node_expressions", None)
         hint = offer(b) if offer is not None else None
@@ -594,11 +596,9 @@ def _seed_compiled_nodes(block, tr):
         function, nodes = hint
         memo = tr._memo
         for variables, entries in nodes:
-            if any(data.expr is not built for data, built in entries):
-                continue
             args = [tr._leaf(v) for v in variables]
             values = function(ca.vertcat(*[ca.SX(a) if type(a) is float else a for a in args]))
-            for i, (data, _) in enumerate(entries):
+            for i, data in enumerate(entries):
                 value = values[i]
                 memo[id(data)] = (data, float(value) if value.is_constant() else value)
 
