@@ -99,3 +99,53 @@ def test_rows_built_later_name_their_shared_values_as_at_build_time():
     assert is_deferred(row)
     row.body
     assert len(m.dyn.shared_terms) > before
+
+
+def test_chart_node_expressions_are_made_node_by_node_when_read():
+    """GC's chart form states q_k = F(θ_k), v_k = P̃(θ_k) ṽ_k as Expressions made when first
+    read: a structured solve reads none; reading one makes it (from its node's values,
+    computed once per node), equal to the chart."""
+    from pyomo_mbdyn.discretization import chart_states
+
+    m = three_link_arm.build("gc", steps=6)
+    pyo.SolverFactory("casadi_ipopt").solve(m)
+    dyn = m.dyn
+    entries = lambda k: [e for name in dyn.system.bodies for var in ("q", "v")  # noqa: E731
+                         for e in (dyn.body[name].component(var)[k, c] for c in dyn.body[name].coordinates)]
+    assert all(is_deferred(e) for k in dyn.nodes for e in entries(k))
+    name = next(iter(dyn.system.bodies))
+    c = dyn.body[name].coordinates.at(1)
+    value = pyo.value(dyn.body[name].q[3, c])
+    assert not is_deferred(dyn.body[name].q[3, c])
+    assert all(is_deferred(e) for k in dyn.nodes if k != 3 for e in entries(k))
+    theta = [[dyn.theta[3, j].value for j in dyn.velocities]]
+    q = chart_states(dyn.system, theta, rotation=dyn.rotation)[0]
+    assert value == pytest.approx(q[dyn._coordinate_index().index((name, c))], abs=1e-12)
+
+
+def test_a_node_replaced_without_being_read_is_walked():
+    """The absolute form's node q_k = F(θ_k) replaced unread: the translator leaves the
+    compiled chart for that node and walks the user's expression."""
+    m = three_link_arm.build("rem", steps=3)
+    dyn = m.dyn
+    name = next(iter(dyn.system.bodies))
+    c = dyn.body[name].coordinates.at(1)
+    node = dyn.body[name].q[2, c]
+    assert is_deferred(node)
+    nodes_before = len(dyn.compiled_node_expressions()[1])
+    node.set_value(dyn.theta[2, next(iter(dyn.velocities))] + 0.25)
+    assert not is_deferred(node)
+    assert len(dyn.compiled_node_expressions()[1]) == nodes_before - 1
+    mapped, flat = translate(m), translate(m, structured=False)
+    import casadi as ca
+
+    for nlp in (mapped, flat):
+        assert any(v is dyn.theta[2, next(iter(dyn.velocities))] for v in nlp.variables)
+    x = {id(v): 0.1 * i for i, v in enumerate(flat.variables)}
+    g = []
+    for nlp in (flat, mapped):
+        fun = ca.Function("g", [nlp.x], [nlp.g])
+        values = np.asarray(fun([x[id(v)] for v in nlp.variables])).ravel()
+        g.append({id(con): values[i] for i, con in enumerate(nlp.constraints)})
+    assert g[0].keys() == g[1].keys()
+    assert max(abs(g[0][k] - g[1][k]) for k in g[0]) < 1e-10
