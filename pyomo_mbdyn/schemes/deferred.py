@@ -169,21 +169,7 @@ class ResidualRows(IndexedConstraint):
         super().__init__(*args, **kwargs)
 
     def construct(self, data=None):
-        if self._constructed:
-            return
-        self._constructed = True
-        if self._anonymous_sets is not None:
-            for anonymous in self._anonymous_sets:
-                anonymous.construct()
-        component = ref(self)
-        rows = self._data
-        for index in self.index_set():
-            row = DeferredRowData.__new__(DeferredRowData)
-            row._component = component
-            row._active = True
-            row._index = index
-            _SLOT.__set__(row, DEFERRED)
-            rows[index] = row
+        _construct_deferred(self, DeferredRowData, _SLOT, active=True)
 
 
 class DeferredExpression(IndexedExpression):
@@ -207,17 +193,25 @@ class DeferredExpression(IndexedExpression):
         super().__init__(*args, **kwargs)
 
     def construct(self, data=None):
-        if self._constructed:
-            return
-        self._constructed = True
-        if self._anonymous_sets is not None:
-            for anonymous in self._anonymous_sets:
-                anonymous.construct()
-        component = ref(self)
-        entries = self._data
-        for index in self.index_set():
-            entry = DeferredExpressionData.__new__(DeferredExpressionData)
-            entry._component = component
-            entry._index = index
-            _ARGS.__set__(entry, DEFERRED)
-            entries[index] = entry
+        _construct_deferred(self, DeferredExpressionData, _ARGS)
+
+
+def _construct_deferred(component, data_class, slot, active=False):
+    """One entry of ``data_class`` per index of ``component``, its ``slot`` DEFERRED
+    (Pyomo's own construction would call the rule at every index)."""
+    if component._constructed:
+        return
+    component._constructed = True
+    if component._anonymous_sets is not None:
+        for anonymous in component._anonymous_sets:
+            anonymous.construct()
+    owner = ref(component)
+    entries = component._data
+    for index in component.index_set():
+        entry = data_class.__new__(data_class)
+        entry._component = owner
+        if active:
+            entry._active = True
+        entry._index = index
+        slot.__set__(entry, DEFERRED)
+        entries[index] = entry
