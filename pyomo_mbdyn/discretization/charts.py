@@ -16,7 +16,7 @@ round-off), and :func:`chart`, :func:`chart_velocity`, :func:`chart_basis` and
 import numpy as np
 
 from ..mechanics.linalg import as_array, shared_array
-from .common import compiled_function, numeric as _numeric, symbols
+from .common import applied, compiled_function, numeric as _numeric, symbols
 from .jets import directional_derivatives
 
 __all__ = ["chart", "chart_velocity", "chart_state", "chart_states", "chart_replayed", "chart_basis",
@@ -59,23 +59,6 @@ def _compiled(system, rotation, name):
 def _evaluate(function, *args):
     return tuple(np.asarray(out, float) for out in function.call([np.asarray(a, float) for a in args]))
 
-
-def _applied(function, *args):
-    """The compiled ``function`` on arrays of numbers, CasADi or Pyomo entries: numbers
-    are evaluated, CasADi expressions call it (its instructions enter the caller's
-    graph), Pyomo expressions replay it instruction by instruction."""
-    import casadi
-
-    from ..mechanics.replay import backend_of, replay
-
-    args = [np.asarray(a, dtype=object).ravel() for a in args]
-    backend = backend_of(np.concatenate(args))
-    if backend == "float":
-        return tuple(x.ravel() for x in _evaluate(function, *args))
-    if backend == "pyomo":
-        return tuple(replay(function, args))
-    outs = function.call([casadi.vertcat(*[casadi.SX(x) for x in a]) for a in args])
-    return tuple(np.array([out[i] for i in range(out.numel())], dtype=object) for out in outs)
 
 
 def chart(system, theta, rotation="exp"):
@@ -233,7 +216,7 @@ def chart_jets(system, theta, vt, delta, rotation="exp"):
     if not system.n_velocities:
         zero = np.zeros(system.n)
         return np.asarray(system.q0, float), zero, zero, zero
-    return _applied(_compiled(system, rotation, "jets"), theta, vt, delta)
+    return applied(_compiled(system, rotation, "jets"), theta, vt, delta)
 
 
 def chart_transpose(system, theta, g, rotation="exp"):
@@ -255,7 +238,7 @@ def chart_transpose(system, theta, g, rotation="exp"):
     """
     if not system.n_velocities:
         return np.zeros(0)
-    return _applied(_compiled(system, rotation, "transpose"), theta, g)[0]
+    return applied(_compiled(system, rotation, "transpose"), theta, g)[0]
 
 
 def chart_coordinates(system, q, v=None, rotation="exp", tol=1e-12, start=None, atol=1e-9):

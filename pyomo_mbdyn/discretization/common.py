@@ -11,8 +11,8 @@ import numpy as np
 
 from ..mechanics.linalg import as_array, shared_array
 
-__all__ = ["full_controls", "efforts", "midpoint", "compiled_function", "symbols", "sx_matrix", "numeric",
-           "numeric_kinematics"]
+__all__ = ["full_controls", "efforts", "midpoint", "compiled_function", "applied", "symbols", "sx_matrix",
+           "numeric", "numeric_kinematics"]
 
 #: system → {key: (layout, q_ref, casadi.Function)}.  Weak keys: the functions go
 #: with the system.  (An ``lru_cache`` keyed by ``id(system)`` would either keep
@@ -35,6 +35,35 @@ def compiled_function(system, key, build):
     if entry is None or entry[0] is not layout or not np.array_equal(entry[1], q_ref):
         entry = functions[key] = (layout, np.array(q_ref, float), build())
     return entry[2]
+
+
+def applied(function, *args):
+    """The CasADi ``function`` (one SX Function of the library's formulas) on arrays of
+    numbers, CasADi or Pyomo entries, as arrays: numbers are evaluated, CasADi
+    expressions call it (its instructions enter the caller's graph), Pyomo expressions
+    replay it instruction by instruction (:func:`~pyomo_mbdyn.mechanics.replay.replay`).
+
+    Examples
+    --------
+    >>> import casadi
+    >>> x = casadi.SX.sym("x", 2)
+    >>> f = casadi.Function("f", [x], [x * x[0]])
+    >>> applied(f, [3.0, 2.0])[0]
+    array([9., 6.])
+    """
+    import casadi
+
+    from ..mechanics.replay import backend_of, replay
+
+    args = [np.asarray(a, dtype=object).ravel() for a in args]
+    backend = backend_of(np.concatenate(args))
+    if backend == "float":
+        outs = function.call([np.asarray(a, float) for a in args])
+        return tuple(np.asarray(out, float).ravel() for out in outs)
+    if backend == "pyomo":
+        return tuple(replay(function, args))
+    outs = function.call([casadi.vertcat(*[casadi.SX(x) for x in a]) for a in args])
+    return tuple(np.array([out[i] for i in range(out.numel())], dtype=object) for out in outs)
 
 
 def symbols(name, k):

@@ -13,7 +13,7 @@ from .common import efforts, full_controls, midpoint
 __all__ = ["gc_residuals"]
 
 
-def gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation="exp", nu=None):
+def gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation="exp", nu=None, inverse_dynamics=None):
     """One step of the midpoint rule in generalised coordinates (thesis Eq. 3.40–3.42).
 
     ::
@@ -26,9 +26,27 @@ def gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation="exp", nu=None):
     ``P̃ᵀ[M(P̃(ṽ_{k+1} - ṽ_k) + h Ṗṽ) + h(∇V + Bᵀ(K ν + u))]`` (M̃ is never formed), and ``ν = B P̃ ṽ_{k+½}``
     (= ṽ for chains of revolute and prismatic joints, where ``P̃ᵀBᵀ = I`` and
     the thesis's ``u + K ṽ`` results).  Neither energy nor momentum consistent.
+
+    ``inverse_dynamics(θ, ṽ, a)`` (optional, arrays in the order of ``system.velocities``)
+    is ``P̃ᵀ[M(P̃ a + Ṗṽṽ) + ∇V]`` = M̃ a + c + g evaluated another way, e.g. by the
+    recursive Newton–Euler algorithm of a chain
+    (:meth:`~pyomo_mbdyn.simulate.recursive.Chain.inverse_dynamics_function`), for
+    systems with ``P̃ᵀBᵀ = I`` (chains of revolute and prismatic joints): then
+    ``momentum_balance = h (inverse_dynamics(θ, ṽ, Δṽ/h) + K ν + u)`` and ν = ṽ.  The same
+    equation in O(dof) operations instead of the natural coordinates' chart and its
+    derivatives (the Panda's step: 3 900 instead of 8 300 CasADi instructions).
     """
     th0, vt0, th1, vt1 = as_array(th0), as_array(vt0), as_array(th1), as_array(vt1)
     th_mid, vt_mid = midpoint(th0, th1), midpoint(vt0, vt1)
+    if inverse_dynamics is not None:
+        rates = vt_mid if nu is None else as_array(nu)
+        effort = efforts(system, rates, full_controls(system, u))
+        tau = as_array(inverse_dynamics(th_mid, vt_mid, as_array((vt1 - vt0) / h)))
+        out = {"kinematics": as_array(th1 - th0 - vt_mid * h),
+               "momentum_balance": as_array((tau + effort) * h)}
+        if nu is not None:
+            out["joint_rates"] = as_array(as_array(nu) - vt_mid)
+        return out
     # q, P̃ṽ, (Ṗṽ)ṽ and P̃Δṽ at the midpoint by forward mode through the compiled chart
     q_mid, v_mid, a_mid, dv_mid = (shared_array(x) for x in chart_jets(system, th_mid, vt_mid, vt1 - vt0, rotation))
     M = np.diag(system.mass_matrix())

@@ -16,19 +16,85 @@ every body follow from the chart, in two forms (option ``configurations``):
 
 Both give the same trajectory.  The equations are those of
 :func:`~pyomo_mbdyn.discretization.gc_residuals`; neither energy nor
-momentum consistent.
+momentum consistent.  On a chain of revolute and prismatic joints from the ground
+(a robot arm) the momentum balance's M̃ a + c + g is evaluated by the recursive
+Newton–Euler algorithm (:func:`chain_inverse_dynamics`), the same equation in O(dof)
+operations.
 """
 
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.common.config import ConfigValue, In
 
-from ..discretization import chart_coordinates, chart_states, gc_residuals
+from ..discretization import chart_coordinates, chart_jets, chart_states, chart_transpose, gc_residuals
 from ..discretization.charts import chart_state
+from ..discretization.common import applied, compiled_function
+from ..errors import ConfigurationError
 from .base import (MultibodyBlockData, declare_rotation, declare_scheme_block, guess_chart_coordinates,
                    multibody_config)
 
-__all__ = ["GCBlock"]
+__all__ = ["GCBlock", "chain_inverse_dynamics"]
+
+
+def chain_inverse_dynamics(system, rotation="exp"):
+    """``(θ, ṽ, a) ↦ τ = M̃(θ) a + c(θ, ṽ) + g(θ)`` (order of ``system.velocities``) by the
+    recursive Newton–Euler algorithm of :meth:`Chain.from_system
+    <pyomo_mbdyn.simulate.recursive.Chain.from_system>`, as a callable for
+    :func:`~pyomo_mbdyn.discretization.gc_residuals` in any backend, or None where it does
+    not state GC's equation: systems that are not a chain of revolute and prismatic
+    joints from the ground without friction, the Cayley chart (``rotation="cayley"``:
+    θ is not the joint angle).  Checked once per system at a random state against the
+    natural-coordinate formula ``P̃ᵀ[M(P̃ a + Ṗṽṽ) + ∇V]`` and ``B P̃ = I``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()               # 1 kg, centre of mass 0.5 m from the hinge
+    >>> rnea = chain_inverse_dynamics(pendulum)
+    >>> float(rnea([0.0], [0.0], [0.0])[0].round(4))  # the weight's moment, horizontal
+    4.905
+    """
+    from ..mechanics import MultibodySystem
+
+    if rotation != "exp" or not isinstance(system, MultibodySystem) or not system.n_velocities:
+        return None
+    function = compiled_function(system, ("chain inverse dynamics",), lambda: _chain_function(system))
+    if function is None:
+        return None
+    return lambda theta, vt, a: applied(function, theta, vt, a)[0]
+
+
+def _chain_function(system):
+    import casadi
+
+    from ..simulate.recursive import Chain
+
+    try:
+        chain = Chain.from_system(system)
+    except (ConfigurationError, AttributeError, IndexError, KeyError, ValueError):
+        return None
+    names = list(system.velocities)
+    if sorted(chain.velocities) != sorted(names):
+        return None
+    into_chain = [names.index(v) for v in chain.velocities]
+    into_system = [chain.velocities.index(v) for v in names]
+    rnea = chain.inverse_dynamics_function()
+    theta, vt, a = (casadi.SX.sym(x, len(names)) for x in ("theta", "vt", "a"))
+    tau = rnea(theta[into_chain], vt[into_chain], a[into_chain])
+    function = casadi.Function("chain_inverse_dynamics", [theta, vt, a], [tau[into_system]])
+    # the same equation as the natural-coordinate formula, or not used
+    rng = np.random.default_rng(0)
+    th, w, acc = (rng.uniform(-1.0, 1.0, len(names)) for _ in range(3))
+    q, v, conv, Pa = chart_jets(system, th, w, acc)
+    reference = chart_transpose(system, th, np.diag(system.mass_matrix()) * (Pa + conv) + system.potential_gradient())
+    B = np.asarray(system.control_matrix(q), float)
+    P = np.column_stack([chart_jets(system, th, w, e)[3] for e in np.eye(len(names))])
+    value = np.asarray(function(th, w, acc), float).ravel()
+    scale = 1.0 + np.abs(reference).max()
+    if np.abs(value - reference).max() > 1e-9 * scale or np.abs(B @ P - np.eye(len(names))).max() > 1e-9:
+        return None
+    return function
 
 
 @declare_scheme_block("GCBlock")
@@ -73,11 +139,13 @@ class GCBlockData(MultibodyBlockData):
 
     def _add_discrete_equations(self):
         system, rotation = self.system, self.rotation
+        dynamics = chain_inverse_dynamics(system, rotation)
         residuals = self._residuals(
             "step", self.intervals,
             lambda i: (self._theta(i), self._vt(i), self._theta(i + 1), self._vt(i + 1), self.u_array(i),
                        self.nu_array(i)),
-            lambda h, th0, vt0, th1, vt1, u, nu: gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation, nu=nu),
+            lambda h, th0, vt0, th1, vt1, u, nu: gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation, nu=nu,
+                                                              inverse_dynamics=dynamics),
             replayed=True)
         for group in ("kinematics", "momentum_balance", "joint_rates"):
             self._add_velocity_equations(group, residuals)

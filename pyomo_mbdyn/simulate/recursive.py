@@ -29,26 +29,49 @@ from ..errors import ConfigurationError
 __all__ = ["ChainJoint", "ChainBody", "Chain", "lq_sweep", "cross6", "inverse_dynamics"]
 
 
+# The recursions below run on numpy arrays of numbers and, traced once, on CasADi SX
+# matrices (``Chain.inverse_dynamics_function``): the few places that build arrays go
+# through these helpers, everything else is ``@``, ``+``, ``-`` and slicing.
+def _symbolic(*xs):
+    import casadi
+
+    return any(isinstance(x, casadi.SX) for x in xs)
+
+
 def _hat(a):
+    if _symbolic(a):
+        import casadi
+
+        return casadi.skew(a)
     return np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
+
+
+def _blocks(a, b, c, d):
+    """[[a, b], [c, d]] of 3×3 blocks."""
+    if _symbolic(a, b, c, d):
+        import casadi
+
+        return casadi.blockcat([[casadi.SX(a), casadi.SX(b)], [casadi.SX(c), casadi.SX(d)]])
+    return np.block([[a, b], [c, d]])
+
+
+def _stack(parts):
+    """The vectors ``parts`` one below the other."""
+    if _symbolic(*parts):
+        import casadi
+
+        return casadi.vertcat(*[casadi.SX(x) for x in parts])
+    return np.concatenate(parts)
 
 
 def cross6(v):
     """``v^× = [[ω^×, v^×], [0, ω^×]]`` for v = (v, ω) (D4)."""
-    out = np.zeros((6, 6))
-    out[0:3, 0:3] = _hat(v[3:6])
-    out[0:3, 3:6] = _hat(v[0:3])
-    out[3:6, 3:6] = _hat(v[3:6])
-    return out
+    return _blocks(_hat(v[3:6]), _hat(v[0:3]), np.zeros((3, 3)), _hat(v[3:6]))
 
 
 def _transport(C, r):
     """𝓣 = [[C, -C r^×], [0, C]] (D5)."""
-    T = np.zeros((6, 6))
-    T[0:3, 0:3] = C
-    T[0:3, 3:6] = -C @ _hat(r)
-    T[3:6, 3:6] = C
-    return T
+    return _blocks(C, -C @ _hat(r), np.zeros((3, 3)), C)
 
 
 class ChainJoint:
@@ -100,7 +123,9 @@ class ChainJoint:
         self._fun = casadi.Function(name, [g, gd], [C, r, P, Pdot])
 
     def evaluate(self, gamma, gamma_dot):
-        """(C_{n,n-1}, r, 𝓟, 𝓟̇) at (γ, γ̇) as numpy arrays."""
+        """(C_{n,n-1}, r, 𝓟, 𝓟̇) at (γ, γ̇) as numpy arrays (CasADi SX for SX arguments)."""
+        if _symbolic(gamma, gamma_dot):
+            return tuple(self._fun(gamma, gamma_dot))
         C, r, P, Pdot = self._fun(gamma, gamma_dot)
         return (np.array(C), np.array(r).ravel(), np.array(P).reshape(6, self.dofs),
                 np.array(Pdot).reshape(6, self.dofs))
@@ -206,6 +231,8 @@ class Chain:
         self._M = [b.mass_matrix() for b in self.bodies]
 
     def _split(self, x):
+        if _symbolic(x):
+            return [x[int(self.offsets[n]):int(self.offsets[n + 1])] for n in range(len(self.joints))]
         return [np.asarray(x[self.offsets[n]:self.offsets[n + 1]], float) for n in range(len(self.joints))]
 
     def kinematics(self, gamma, gamma_dot):
@@ -216,11 +243,11 @@ class Chain:
             C, r, P, Pdot = joint.evaluate(g, gd)
             T = _transport(C, r)
             v_int = P @ gd
-            Tdot = -cross6(v_int) @ T                                      # (D11)
-            v = T @ v_prev + v_int                                         # (D5)
-            a_non = T @ a_prev + Tdot @ v_prev + Pdot @ gd                 # (D16)
+            Tv = T @ v_prev
+            v = Tv + v_int                                                 # (D5)
+            a_non = T @ a_prev - cross6(v_int) @ Tv + Pdot @ gd            # (D16), 𝓣̇ = -v_int^× 𝓣 (D11)
             R_abs = R_abs @ C.T                                            # 𝓕_n → inertial
-            out.append(dict(T=T, P=P, v=v, a_non=a_non, R=R_abs.copy()))
+            out.append(dict(T=T, P=P, v=v, a_non=a_non, R=R_abs if _symbolic(R_abs) else R_abs.copy()))
             v_prev, a_prev = v, a_non
         return out
 
@@ -228,8 +255,8 @@ class Chain:
         nets = []
         for n, (k, M) in enumerate(zip(kin, self._M)):
             g_body = k["R"].T @ self.gravity                               # gravity in 𝓕_n
-            f_grav = M @ np.concatenate([g_body, np.zeros(3)])
-            f_I = cross6(k["v"]).T @ M @ k["v"]                            # (D4)
+            f_grav = M @ _stack([g_body, np.zeros(3)])
+            f_I = cross6(k["v"]).T @ (M @ k["v"])                          # (D4)
             ext = f_grav + (0 if f_ext is None else np.asarray(f_ext[n], float))
             nets.append(ext + f_I - M @ k["a_non"])                        # f_net (D18)
         return nets
@@ -311,6 +338,9 @@ class Chain:
         gamma = self._checked(gamma, "gamma")
         gamma_dot = self._checked(gamma_dot, "gamma_dot")
         gamma_ddot = self._checked(gamma_ddot, "gamma_ddot")
+        return self._inverse_dynamics(gamma, gamma_dot, gamma_ddot, f_ext)
+
+    def _inverse_dynamics(self, gamma, gamma_dot, gamma_ddot, f_ext=None):
         kin = self.kinematics(gamma, gamma_dot)
         nets = self._net_forces(kin, f_ext)
         joint_force, a_prev = [], np.zeros(6)
@@ -322,7 +352,34 @@ class Chain:
         for n in range(len(kin) - 1, -1, -1):                                  # inward
             outboard = joint_force[n] + (kin[n + 1]["T"].T @ outboard if n + 1 < len(kin) else 0.0)
             tau[n] = kin[n]["P"].T @ outboard                                  # (D43)
-        return np.concatenate(tau)
+        return _stack(tau)
+
+    def inverse_dynamics_function(self):
+        """The recursive Newton–Euler inverse dynamics of :meth:`inverse_dynamics` (the same
+        code, traced once on CasADi symbols) as a CasADi ``Function`` (γ, γ̇, γ̈) ↦ τ:
+        O(N) instructions (the Panda's: about 1 500), for solvers and for formulas that
+        state τ, e.g. GC's momentum balance on a chain
+        (:func:`~pyomo_mbdyn.discretization.gc_residuals`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> link = ChainBody(1.0, [0.5, 0.0, 0.0], np.diag([0.02, 0.1, 0.1]))
+        >>> chain = Chain([ChainJoint.revolute([0.0, 0.0, 0.0]), ChainJoint.revolute([1.0, 0.0, 0.0])],
+        ...               [link, link], gravity=np.array([0.0, -9.81, 0.0]))
+        >>> rnea = chain.inverse_dynamics_function()
+        >>> x = ([0.3, -0.7], [1.0, 2.0], [-3.0, 0.5])
+        >>> bool(np.allclose(np.asarray(rnea(*x)).ravel(), chain.inverse_dynamics(*x), rtol=0, atol=1e-12))
+        True
+        """
+        function = getattr(self, "_rnea", None)
+        if function is None:
+            import casadi
+
+            g, gd, gdd = (casadi.SX.sym(name, self.dof) for name in ("gamma", "gamma_dot", "gamma_ddot"))
+            function = self._rnea = casadi.Function("rnea", [g, gd, gdd], [self._inverse_dynamics(g, gd, gdd)],
+                                                    ["gamma", "gamma_dot", "gamma_ddot"], ["tau"])
+        return function
 
     @classmethod
     def from_system(cls, system):
