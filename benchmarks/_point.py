@@ -106,6 +106,10 @@ def main(argv):
         label, k, N = args[0], int(args[1]), int(args[2])
         out = spatial_chain.hand_point(k, N) if label == "hand" else spatial_chain.library_point(label, k, N)
         out.update(links=k, N=N, label=label)
+    elif kind == "dae-robot":
+        from benchmarks.dae_robot import solve_dae as solve_dae_robot
+
+        out = solve_dae_robot(args[0], args[1], int(args[2]), timelimit=300.0)
     elif kind == "dae":
         from benchmarks.dae_arm import solve_dae
 
