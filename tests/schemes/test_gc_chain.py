@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from pyomo_mbdyn.discretization import gc_residuals
 from pyomo_mbdyn.discretization.common import symbols
 from pyomo_mbdyn.schemes.gc import chain_inverse_dynamics
-from tests import systems
+import systems
 
 
 def _step(system, dynamics, h=0.05):
