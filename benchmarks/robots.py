@@ -206,6 +206,38 @@ def table(rows):
     return "\n".join(lines)
 
 
+def phases(rows):
+    """Markdown: the library points' phases (build, translation, nlpsol with the derivative
+    Functions, IPOPT, loading the solution) and IPOPT's time per iteration, beside the
+    hand-written NLP's (its build includes its nlpsol)."""
+    lines = ["| robot | N | NLP | build [s] | translate [s] | nlpsol [s] | IPOPT [s] | load [s] | "
+             "IPOPT per iteration [ms] |", "|---|---|---|---|---|---|---|---|---|"]
+
+    def cell(x):
+        return "–" if x is None else f"{x:.2f}"
+
+    for r in rows:
+        hand = r["label"] == "hand"
+        ipopt = r.get("solve_s") if hand else r.get("ipopt_s")
+        per_iteration = 1e3 * ipopt / r["iterations"] if ipopt is not None and r.get("iterations") else None
+        lines.append(f"| {r['robot']} | {r['N']} | {'hand-written' if hand else 'library ' + r['label']} | "
+                     f"{cell(r.get('build_s'))} | {cell(None if hand else r.get('translate_s'))} | "
+                     f"{cell(None if hand else r.get('nlpsol_s'))} | {cell(ipopt)} | "
+                     f"{cell(None if hand else r.get('load_s'))} | "
+                     f"{'–' if per_iteration is None else format(per_iteration, '.1f')} |")
+    return "\n".join(lines)
+
+
+def latest(rows):
+    """The last stored result per (robot, N, NLP), in the benchmark's order."""
+    out = {}
+    for r in rows:
+        out[(r["robot"], r["N"], r["label"])] = r
+    order = {label: i for i, label in enumerate(["hand"] + [s for s, _ in LIBRARY])}
+    return sorted(out.values(), key=lambda r: (ROBOTS.index(r["robot"]) if r["robot"] in ROBOTS else 99,
+                                               r["N"], order.get(r["label"], 99)))
+
+
 def main(argv=None):
     from benchmarks._report import machine_line
     from benchmarks.runner import load, record, run_point
@@ -216,7 +248,10 @@ def main(argv=None):
     parser.add_argument("--table-only", action="store_true", help="print the table of the stored results")
     args = parser.parse_args(argv)
     if args.table_only:
-        print(table(load("robots")))
+        rows = latest(load("robots"))
+        print(table(rows))
+        print()
+        print(phases(rows))
         return None
     print(machine_line())
     for robot in args.robots:
@@ -238,6 +273,8 @@ def main(argv=None):
                                                              "objective", "build_s", "solve_s", "wall_s",
                                                              "rss_peak_mb")}), flush=True)
     print(table(rows))
+    print()
+    print(phases(rows))
     return rows
 
 
