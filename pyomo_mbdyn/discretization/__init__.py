@@ -22,7 +22,7 @@ module                 what it states
 =====================  ===============================================================
 """
 
-from .charts import (chart, chart_basis, chart_coordinates, chart_jets, chart_replayed, chart_states,
+from .charts import (chart, chart_basis, chart_coordinates, chart_function, chart_jets, chart_replayed, chart_states,
                      chart_transpose, chart_velocity)
 from .common import full_controls
 from .energy_momentum import bem_residuals, joint_rates, rem_residuals
@@ -30,7 +30,7 @@ from .midpoint import gc_residuals
 from .rattle import rattle_residuals
 from .variational import dmocc_lm_residuals, dmocc_residuals, final_velocity, lagrangian_slopes, projected_velocity
 
-__all__ = ["chart", "chart_basis", "chart_coordinates", "chart_jets", "chart_replayed", "chart_states",
-           "chart_transpose", "chart_velocity",
+__all__ = ["chart", "chart_basis", "chart_coordinates", "chart_function", "chart_jets", "chart_replayed",
+           "chart_states", "chart_transpose", "chart_velocity",
            "full_controls", "bem_residuals", "joint_rates", "rem_residuals", "gc_residuals", "dmocc_lm_residuals",
            "dmocc_residuals", "final_velocity", "lagrangian_slopes", "projected_velocity", "rattle_residuals"]

@@ -20,7 +20,7 @@ from .common import applied, compiled_function, numeric as _numeric, symbols
 from .jets import directional_derivatives
 
 __all__ = ["chart", "chart_velocity", "chart_state", "chart_states", "chart_replayed", "chart_basis",
-           "chart_jets", "chart_transpose", "chart_coordinates"]
+           "chart_function", "chart_jets", "chart_transpose", "chart_coordinates"]
 
 
 def _compiled(system, rotation, name):
@@ -196,6 +196,23 @@ def chart_basis(system, theta, rotation):
         e[j] = 1.0
         cols.append(shared_array(chart_velocity(system, theta, e, rotation)[1]))
     return as_array(np.array(cols, dtype=object).T.reshape(system.n, dof))
+
+
+def chart_function(system, rotation="exp"):
+    """The chart ``θ ↦ q(θ)`` of :func:`chart` as a compiled CasADi ``Function`` (built once
+    per system and rotation), for callers that compose it into their own graphs (a
+    translator seeding the absolute forms' node configurations).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
+    >>> F = chart_function(pendulum)
+    >>> bool(np.allclose(np.asarray(F([0.3])).ravel(), chart(pendulum, [0.3])))
+    True
+    """
+    return _compiled(system, rotation, "configuration")
 
 
 def chart_jets(system, theta, vt, delta, rotation="exp"):

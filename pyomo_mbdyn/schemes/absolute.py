@@ -94,7 +94,7 @@ class AbsoluteConfigurations:
         is left out, and a translator walks it)."""
         if not self.absolute or not hasattr(self, "_chart_nodes"):
             return None
-        from ..discretization.charts import _compiled
+        from ..discretization.charts import chart_function
         from .deferred import is_deferred
 
         index = self._coordinate_index()
@@ -105,7 +105,7 @@ class AbsoluteConfigurations:
             if not all(is_deferred(d) or (k in made and d.arg(0) is made[k][i]) for i, d in enumerate(data)):
                 continue
             nodes.append(([self.theta[k, j] for j in self.velocities], data))
-        return _compiled(self.system, self.rotation, "configuration"), nodes
+        return chart_function(self.system, self.rotation), nodes
 
     def theta_values(self, k):
         """Chart coordinates θ_k as floats."""
