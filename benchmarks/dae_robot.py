@@ -31,7 +31,7 @@ def build_dae(robot, method, nfe):
     import pyomo.dae as dae
     import pyomo.environ as pyo
 
-    from pyomo_mbdyn.mechanics.linalg import sharing
+    from pyomo_mbdyn.mechanics.linalg import name_next, sharing
     from pyomo_mbdyn.mechanics.replay import replay
     from pyomo_mbdyn.models import MODELS
     from pyomo_mbdyn.simulate.recursive import Chain
@@ -55,16 +55,11 @@ def build_dae(robot, method, nfe):
     m.dw = dae.DerivativeVar(m.w, wrt=m.t)
     m.shared = pyo.Expression(pyo.Any)
 
-    def name(expr):
-        k = len(m.shared)
-        m.shared[k] = expr
-        return m.shared[k]
-
     torques = {}
 
     def tau(m, t):
         if t not in torques:
-            with sharing(name):
+            with sharing(lambda expr: name_next(m.shared, expr)):
                 torques[t] = replay(rnea, [[m.theta[t, j] for j in m.j], [m.w[t, j] for j in m.j],
                                            [m.dw[t, j] for j in m.j]])[0]
         return torques[t]

@@ -67,6 +67,23 @@ def sharing(sharer):
         _SHARERS.pop()
 
 
+def name_next(expressions, expr):
+    """Store ``expr`` as the next entry of the indexed ``Expression`` component
+    ``expressions`` (indexed by ``Any`` or the non-negative integers) and return that
+    named entry: the usual sharer for :func:`sharing`.
+
+    >>> import pyomo.environ as pyo
+    >>> m = pyo.ConcreteModel()
+    >>> m.x = pyo.Var()
+    >>> m.shared = pyo.Expression(pyo.Any)
+    >>> name_next(m.shared, m.x ** 2).name, name_next(m.shared, m.x + 1).name
+    ('shared[0]', 'shared[1]')
+    """
+    k = len(expressions)
+    expressions[k] = expr
+    return expressions[k]
+
+
 def _worth_naming(x):
     """A Pyomo expression that is not already named and not just the negation of a
     variable or named expression (naming those adds components, not sharing)."""

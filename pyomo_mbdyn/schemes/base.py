@@ -45,7 +45,7 @@ from ..discretization.common import interval_joint_rates, step_scalar
 from ..discretization.registry import SCHEMES, record
 from ..errors import ConfigurationError, InputTypeError, LoopReductionError, MbdynError
 from ..mechanics import CoordinateSystem, MultibodySystem
-from ..mechanics.linalg import sharing
+from ..mechanics.linalg import name_next, sharing
 from ..mechanics.numeric import check_numeric
 from ..mechanics.system import coordinate_names
 from ..trajectory import Trajectory, column_names
@@ -537,9 +537,7 @@ class SchemeBlockData(BlockData):
         return self.step_length * self.config.steps
 
     def _share(self, expr):
-        k = len(self.shared_terms)
-        self.shared_terms[k] = expr
-        return self.shared_terms[k]
+        return name_next(self.shared_terms, expr)
 
     def _metadata(self):
         out = {"model": self.model().name, "system": self.system.name, "scheme": self.scheme,

@@ -14,7 +14,7 @@ from hypothesis import given, strategies as st
 from pyomo_mbdyn.discretization import final_velocity
 from pyomo_mbdyn.discretization.common import full_controls, numeric_kinematics
 from pyomo_mbdyn.discretization.variational import lagrangian_slopes
-from pyomo_mbdyn.mechanics.linalg import sharing
+from pyomo_mbdyn.mechanics.linalg import name_next, sharing
 from pyomo_mbdyn.models import pitcher
 from pyomo_mbdyn.schemes.structure import expression_value
 
@@ -59,12 +59,7 @@ def test_pyomo_replay_gives_the_same_numbers():
     m.T = pyo.Var(initialize=36 * h)
     m.shared_terms = pyo.Expression(pyo.Any)
 
-    def share(expr):
-        k = len(m.shared_terms)
-        m.shared_terms[k] = expr
-        return m.shared_terms[k]
-
-    with sharing(share):
+    with sharing(lambda expr: name_next(m.shared_terms, expr)):
         v = final_velocity(SYSTEM, m.T / 36, q_prev, [m.q[i] for i in range(SYSTEM.n)], [m.u[a] for a in range(5)])
     expected, _ = _paper(q_prev, q, u, h)
     memo = {}  # pyo.value would walk the shared elimination entries as a tree

@@ -19,7 +19,7 @@ import pyomo.environ as pyo
 import pytest
 
 from pyomo_mbdyn.mechanics import replay as rp
-from pyomo_mbdyn.mechanics.linalg import sharing
+from pyomo_mbdyn.mechanics.linalg import name_next, sharing
 from pyomo_mbdyn.solvers.pyomo_to_casadi import translate
 
 
@@ -46,12 +46,7 @@ def test_replayed_trees_are_bounded_and_give_casadis_values(times, tmp_path):
     m.x = pyo.Var(initialize=0.3)
     m.shared = pyo.Expression(pyo.NonNegativeIntegers)
 
-    def name(expr):
-        k = len(m.shared)
-        m.shared[k] = expr
-        return m.shared[k]
-
-    with sharing(name):
+    with sharing(lambda expr: name_next(m.shared, expr)):
         (out,) = rp.replay(f, [[m.x]])
     m.row = pyo.Constraint(expr=out[0] == 0)
     m.objective = pyo.Objective(expr=m.x)
