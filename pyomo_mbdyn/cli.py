@@ -71,10 +71,17 @@ def _print_json(obj):
 
 class _ConstructionLogFilter(logging.Filter):
     """Drop Pyomo's "Constructing component ... failed" log record: the command line
-    reports the error itself, once (with ``--json`` inside its one object)."""
+    reports the error itself, once (with ``--json`` inside its one object); and the
+    record Pyomo logs when an evaluation it was doing is cut by SIGINT / SIGTERM
+    ("evaluating object as numeric value"): an interruption, answered as such."""
 
     def filter(self, record):
-        return not str(record.msg).startswith("Constructing component")
+        from .solvers.interrupts import pending
+
+        message = str(record.msg)
+        if message.startswith("Constructing component"):
+            return False
+        return not (pending() and message.startswith("evaluating object as numeric value"))
 
 
 @contextlib.contextmanager
@@ -93,6 +100,9 @@ def _command_streams(wants_json):
     pyomo_logger = logging.getLogger("pyomo.core")
     quiet = _ConstructionLogFilter()
     pyomo_logger.addFilter(quiet)
+    handlers = logging.getLogger("pyomo").handlers  # records of every pyomo.* logger reach these
+    for handler in handlers:
+        handler.addFilter(quiet)
     previous = {}
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGINT, signal.SIGTERM):
@@ -102,12 +112,19 @@ def _command_streams(wants_json):
         if wants_json:
             _json_stream = sys.stdout
             stack.enter_context(contextlib.redirect_stdout(sys.stderr))
+            # Pyomo's log handler holds the stdout stream itself: its records go to stderr too
+            for handler in logging.getLogger("pyomo").handlers:
+                if isinstance(handler, logging.StreamHandler) and handler.stream is _json_stream:
+                    handler.setStream(sys.stderr)
+                    stack.callback(handler.setStream, _json_stream)
         try:
             yield
             raise_if_interrupted()  # a signal whose exception a C library swallowed
         finally:
             _json_stream = saved
             pyomo_logger.removeFilter(quiet)
+            for handler in handlers:
+                handler.removeFilter(quiet)
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
 

@@ -120,3 +120,35 @@ def test_interruptible_leaves_handlers_and_outcome_alone_without_a_signal():
         value = sum(range(10))
     assert value == 45
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+def test_json_mode_keeps_pyomo_log_records_off_stdout(monkeypatch):
+    """With --json stdout carries the one object only: Pyomo's log handler (which holds the
+    stdout stream itself) writes to stderr, and the record Pyomo logs for an evaluation cut by
+    a signal ("evaluating object as numeric value") is dropped — the run answers
+    "interrupted" instead (the SIGTERM test above met it when the signal arrived in a
+    Pyomo evaluation rather than inside IPOPT)."""
+    import contextlib
+    import io
+    import logging
+
+    from pyomo_mbdyn import cli
+    from pyomo_mbdyn.solvers import interrupts
+
+    out, err = io.StringIO(), io.StringIO()
+    handler = next(h for h in logging.getLogger("pyomo").handlers if isinstance(h, logging.StreamHandler))
+    previous = handler.setStream(out)   # as at import: the handler holds what is stdout
+    monkeypatch.setattr(logging.getLogger(), "handlers", [])  # Pyomo's handler is silent beside root handlers
+    monkeypatch.setattr("sys.stdout", out)
+    try:
+        with contextlib.redirect_stderr(err), cli._command_streams(True):
+            print("progress")
+            logging.getLogger("pyomo.core").error("a pyomo error")
+            monkeypatch.setattr(interrupts, "_received", [signal.SIGTERM])
+            logging.getLogger("pyomo.common.numeric_types").error("evaluating object as numeric value: x")
+            monkeypatch.setattr(interrupts, "_received", [])
+            cli._print_json({"status": "interrupted"})
+    finally:
+        handler.setStream(previous)
+    assert out.getvalue().splitlines() == ['{"status": "interrupted"}']
+    assert err.getvalue().splitlines() == ["progress", "ERROR: a pyomo error"]

@@ -19,7 +19,8 @@ import contextlib
 import signal
 import threading
 
-__all__ = ["Terminated", "interruptible", "handle", "raise_if_interrupted", "interruption_behind", "exit_status"]
+__all__ = ["Terminated", "interruptible", "handle", "pending", "raise_if_interrupted", "interruption_behind",
+           "exit_status"]
 
 #: the signals noted by :func:`handle` and :func:`interruptible` and not yet raised again
 #: by :func:`raise_if_interrupted` (a library that swallows the exception cannot lose them)
@@ -44,6 +45,11 @@ def handle(signum, frame):
 
 def _interruption(signum):
     return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
+def pending():
+    """True while a signal that :func:`handle` noted has not been raised again or cleared."""
+    return bool(_received)
 
 
 def raise_if_interrupted():
