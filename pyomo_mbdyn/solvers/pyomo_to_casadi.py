@@ -522,20 +522,29 @@ def _translate(block, solver_name, skip_trivial_constraints, structured=True):
         lbg.append(-math.inf if lb is None else float(lb))
         ubg.append(math.inf if ub is None else float(ub))
 
-    # the inputs of the mapped rows, walked like any expression (fixed variables are constants)
-    mapped_inputs, mapped_rows = [], []
+    # the inputs of the mapped rows, walked like any expression (fixed variables are
+    # constants); keys whose inputs are one function of fewer variables (q_k = chart(θ_k))
+    # are passed composed with it (solvers.mapped.composed_groups)
+    from .mapped import composed_groups
+
+    mapped, mapped_inputs, mapped_rows, composed = [], [], 0, []
     for group, keep in uniform:
-        z = []
+        inputs = []
         for i in keep:
-            for entry in group.inputs[i]:
-                z.append(walk(entry, group.rows[i][0], "constraint"))
-            for con in group.rows[i]:
-                lb, ub = con.lb, con.ub  # a row not built yet is not built for this
-                constraints.append(con)
-                lbg.append(-math.inf if lb is None else float(lb))
-                ubg.append(math.inf if ub is None else float(ub))
-        mapped_inputs.append(z)
-        mapped_rows.append(len(keep) * group.function.size1_out(0))
+            z = [walk(entry, group.rows[i][0], "constraint") for entry in group.inputs[i]]
+            inputs.append(ca.vertcat(*[ca.SX(v) if type(v) is float else v for v in z]))
+        for function, keys, z in composed_groups(group.function, inputs):
+            for k in keys:
+                for con in group.rows[keep[k]]:
+                    lb, ub = con.lb, con.ub  # a row not built yet is not built for this
+                    constraints.append(con)
+                    lbg.append(-math.inf if lb is None else float(lb))
+                    ubg.append(math.inf if ub is None else float(ub))
+            mapped.append((function, len(keys)))
+            if function is not group.function:
+                composed.append((function.name(), len(keys)))
+            mapped_inputs.append(ca.vertcat(*z))
+            mapped_rows += len(keys) * function.size1_out(0)
 
     variables = tr.variables
     n = len(variables)
@@ -558,9 +567,12 @@ def _translate(block, solver_name, skip_trivial_constraints, structured=True):
     f_sx = ca.SX(f) if type(f) is float else f
     extras = {}
     if uniform:
-        x, f_sx, g_sx, extras["functions"] = _mapped_graph(x, f_sx, g_sx, uniform, mapped_inputs)
+        from .mapped import mapped_nlp
+
+        x, f_sx, g_sx, extras["functions"] = mapped_nlp(x, f_sx, g_sx, mapped, mapped_inputs)
         extras["mapped"] = [(group.function.name(), len(keep)) for group, keep in uniform]
-        extras["mapped_rows"] = sum(mapped_rows)  # the last rows of the NLP
+        extras["composed"] = composed  # the groups passed as F∘G (q_k = chart(θ_k))
+        extras["mapped_rows"] = mapped_rows  # the last rows of the NLP
     return CasadiNLP(
         x=x,
         f=f_sx,
@@ -601,14 +613,3 @@ def _seed_compiled_nodes(block, tr):
             for i, data in enumerate(entries):
                 value = values[i]
                 memo[id(data)] = (data, float(value) if value.is_constant() else value)
-
-
-def _mapped_graph(x, f, g, uniform, inputs):
-    """The NLP as an MX graph of the walked part and each uniform group's Function
-    mapped over its keys, with derivative Functions assembled per step
-    (:func:`pyomo_mbdyn.solvers.mapped.mapped_nlp`); rows: the walked ones, then
-    each group's keys in turn."""
-    from .mapped import mapped_nlp
-
-    z = [ca.vertcat(*[ca.SX(v) if type(v) is float else v for v in zi]) for zi in inputs]
-    return mapped_nlp(x, f, g, [(group.function, len(keep)) for group, keep in uniform], z)

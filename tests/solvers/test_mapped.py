@@ -151,3 +151,77 @@ def test_rebuilt_models_reuse_the_step_derivatives():
     assert _step_derivatives(first) is _step_derivatives(second)
     other = crane.build("rem", steps=7).dyn.uniform_residuals()[0].function  # another h
     assert _step_derivatives(other) is not _step_derivatives(first)
+
+
+def _synthetic_step():
+    z = ca.SX.sym("z", 3)
+    return ca.Function("step", [z], [ca.vertcat(z[0] * z[1] - ca.cos(z[2]), z[2] ** 3 + z[0])])
+
+
+@pytest.mark.parametrize("with_direct_key", [True, False])
+def test_composed_groups_cover_every_key_and_state_the_same_rows(with_direct_key):
+    """Keys whose inputs are one function G of their variables are passed as F∘G;
+    plain keys stay with F; a key with a graph of its own joins F when F is needed
+    anyway, and is composed on its own otherwise.  Values and the chain-rule
+    derivatives equal F's at z_k = G(s_k)."""
+    from pyomo_mbdyn.solvers.mapped import composed_groups
+
+    F = _synthetic_step()
+    x = ca.SX.sym("x", 12)
+    inputs = [ca.vertcat(ca.sin(x[3]), x[3] * x[4], x[5]),
+              ca.vertcat(ca.sin(x[6]), x[6] * x[7], x[8]),
+              ca.vertcat(2.0, ca.sin(x[9]), x[10])]            # its own graph (a fixed variable)
+    if with_direct_key:
+        inputs.insert(1, ca.vertcat(x[0], x[1], x[2]))
+    groups = composed_groups(F, inputs)
+    keys = sorted(k for _, ks, _ in groups for k in ks)
+    assert keys == list(range(len(inputs)))
+    shapes = sorted(len(ks) for f, ks, _ in groups if f is not F)
+    assert shapes == ([2] if with_direct_key else [1, 2])
+    rng = np.random.default_rng(1)
+    point = rng.standard_normal(12)
+    lam = rng.standard_normal(2)
+    for f, ks, args in groups:
+        J, H = _step_derivatives(f)
+        for k, s in zip(ks, args):
+            expected = ca.Function("e", [x], [F(inputs[k]), ca.jacobian(F(inputs[k]), x),
+                                              ca.hessian(ca.dot(lam, F(inputs[k])), x)[0]])
+            r0, J0, H0 = (np.asarray(ca.DM(a).full()) for a in expected(point))
+            sk = ca.Function("s", [x], [s])(point)
+            Js = np.asarray(ca.DM(ca.Function("ds", [x], [ca.jacobian(s, x)])(point)).full())
+            np.testing.assert_allclose(np.asarray(f(sk).full()), r0, atol=1e-12)
+            np.testing.assert_allclose(np.asarray(J(sk).full()) @ Js, J0, atol=1e-12)
+            if f is not F:  # s_k are variables: the Hessian in s is the Hessian in x
+                np.testing.assert_allclose(Js.T @ np.asarray(H(sk, lam).full()) @ Js, H0, atol=1e-12)
+
+
+@pytest.mark.parametrize("scheme", ["rem", "bem", "dmocc"])
+def test_absolute_forms_pass_the_chart_composed_with_the_step(scheme):
+    """In the absolute forms every interval's inputs are q_k = F(θ_k): the step is
+    differentiated through the chart (extras['composed']), and the NLP is the flat
+    walk's — also with a node fixed inside the horizon (a key of its own shape)."""
+    system = three_link_arm.build_system()
+    m = pyo.ConcreteModel()
+    m.dyn = scheme_block(scheme, system=system, steps=8, horizon=1.0, configurations="absolute")
+    problem = OptimalControlProblem(m.dyn)
+    problem.minimise_control_effort({a: 0.5 for a in m.dyn.actuated})
+    _, mapped = assert_same_nlp(m, scale=1e-1)
+    keys = sum(K for _, K in mapped.extras["mapped"])   # intervals (BEM, REM) or inner nodes (DMOCC)
+    assert keys >= 7 and sum(K for _, K in mapped.extras["composed"]) == keys, mapped.extras
+    theta = m.dyn.theta
+    theta[next(k for k in theta if k[0] == 2)].fix(0.3)
+    _, mapped = assert_same_nlp(m, scale=1e-1)
+    sizes = [K for _, K in mapped.extras["composed"]]
+    assert len(sizes) >= 2 and max(sizes) >= 4, mapped.extras   # the fixed node's keys apart
+
+
+def test_inputs_nested_over_the_horizon_stay_with_the_step():
+    """The minimal forms' q_k = q_0 + Σ_{j<k} w_j: every key's graph is its own, and
+    composing F with each would cost one Hessian per key — they stay with F."""
+    from pyomo_mbdyn.solvers.mapped import composed_groups
+
+    F = _synthetic_step()
+    w = ca.SX.sym("w", 8)
+    inputs = [ca.vertcat(ca.sum1(w[:k + 1]), w[k], ca.sin(w[k])) for k in range(6)]
+    [(f, keys, args)] = composed_groups(F, inputs)
+    assert f is F and keys == list(range(6)) and all(a is b for a, b in zip(args, inputs))
