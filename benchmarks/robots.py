@@ -228,6 +228,27 @@ def phases(rows):
     return "\n".join(lines)
 
 
+def exponents(rows):
+    """Markdown lines: the least-squares exponent p of total ~ N^p (and of IPOPT's time
+    per iteration) for each robot and NLP over the converged points."""
+    ok = ("optimal", "locallyOptimal", "Solve_Succeeded")
+    lines = []
+    for robot in dict.fromkeys(r["robot"] for r in rows):
+        for label in dict.fromkeys(r["label"] for r in rows):
+            pts = [r for r in rows if r["robot"] == robot and r["label"] == label and r.get("status") in ok]
+            if len(pts) < 2:
+                continue
+            N = np.log([r["N"] for r in pts])
+            total = np.polyfit(N, np.log([r["wall_s"] for r in pts]), 1)[0]
+            ipopt = [r.get("solve_s") if label == "hand" else r.get("ipopt_s") for r in pts]
+            per_it = (np.polyfit(N, np.log([t / r["iterations"] for t, r in zip(ipopt, pts)]), 1)[0]
+                      if all(t is not None and r.get("iterations") for t, r in zip(ipopt, pts)) else float("nan"))
+            name = "hand-written" if label == "hand" else f"library {label}"
+            lines.append(f"{robot} {name}: total ~ N^{total:.2f}, IPOPT per iteration ~ N^{per_it:.2f} "
+                         f"(N = {', '.join(str(r['N']) for r in pts)})")
+    return "\n".join(lines)
+
+
 def latest(rows):
     """The last stored result per (robot, N, NLP), in the benchmark's order."""
     out = {}
@@ -252,6 +273,8 @@ def main(argv=None):
         print(table(rows))
         print()
         print(phases(rows))
+        print()
+        print(exponents(rows))
         return None
     print(machine_line())
     for robot in args.robots:
@@ -275,6 +298,8 @@ def main(argv=None):
     print(table(rows))
     print()
     print(phases(rows))
+    print()
+    print(exponents(rows))
     return rows
 
 
