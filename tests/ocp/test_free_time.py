@@ -103,18 +103,18 @@ def test_combined_objective_is_one_active_objective():
                                                        rel=1e-12)
 
 
-def _arm(free):
+def _arm(free, steps=10):
     system = arm.build_system()
     m = pyo.ConcreteModel()
     options = {"free_horizon": (1.0, 5.0)} if free else {}
-    m.dyn = scheme_block("rem", system=system, steps=10, horizon=arm.HORIZON, configurations="absolute",
+    m.dyn = scheme_block("rem", system=system, steps=steps, horizon=arm.HORIZON, configurations="absolute",
                          **options)
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort({a: 0.5 for a in m.dyn.actuated})
     theta_f = arm.ALPHAF - arm.ALPHA0
     problem.fix_final_configuration(theta_f)
     problem.require_final_rest()
-    m.dyn.initialize_from(interpolated_trajectory(system, m.dyn.h, 10, theta_f))
+    m.dyn.initialize_from(interpolated_trajectory(system, m.dyn.h, steps, theta_f))
     return m, problem
 
 
@@ -129,12 +129,18 @@ def test_free_block_with_fixed_final_time_is_the_fixed_block():
 
 
 def test_longer_free_time_lowers_the_effort():
-    """Effort falls as T grows: with T free in [1, 5] the optimum sits on the upper bound."""
-    free, problem = _arm(free=True)
+    """Effort falls as T grows: with T free in [1, 4] the optimum sits on the upper bound.
+
+    At N = 20: at N = 10 the problem also has a local optimum inside, T = 3.34 with
+    J = 555 663 (its joint angles jump by 2.5 rad between nodes: the grid does not
+    resolve it; a KKT point of the flat NLP as well), and which of the two IPOPT
+    reaches depends on the round-off of the derivatives.  From N = 20 on (20, 30, 40
+    measured) every path ends on the bound."""
+    free, problem = _arm(free=True, steps=20)
     problem.free_final_time(1.0, 4.0)
     solve(free)
     assert free.dyn.final_time_value == pytest.approx(4.0, abs=1e-6)
-    fixed, _ = _arm(free=False)
+    fixed, _ = _arm(free=False, steps=20)
     solve(fixed)
     assert pyo.value(free.ocp.control_effort) < pyo.value(fixed.ocp.control_effort)
 
