@@ -2,7 +2,9 @@
 
 Each module builds a multibody system and a problem on it and returns a Pyomo
 model; ``pyomo-mbdyn list`` shows what is here, with each module's
-``DESCRIPTION``.
+``DESCRIPTION``.  The modules are declared in the entry-point group
+``pyomo_mbdyn.models`` (setup.cfg), as another package declares its own models
+(:func:`pyomo_mbdyn.plugins.models`).
 """
 
 import functools
@@ -10,25 +12,12 @@ import importlib
 import inspect
 import numbers
 
-#: model name → module; each module's ``DESCRIPTION`` is its one-line description
-MODELS = {
-    "heavy-top": "pyomo_mbdyn.models.heavy_top",
-    "satellite": "pyomo_mbdyn.models.satellite",
-    "sphere": "pyomo_mbdyn.models.sphere",
-    "satellite-underactuated": "pyomo_mbdyn.models.satellite_underactuated",
-    "satellite-actuator-selection": "pyomo_mbdyn.models.satellite_actuator_selection",
-    "three-link-arm": "pyomo_mbdyn.models.three_link_arm",
-    "crane": "pyomo_mbdyn.models.crane",
-    "pitcher": "pyomo_mbdyn.models.pitcher",
-    "satellite-spin": "pyomo_mbdyn.models.satellite_spin",
-    "pendulum": "pyomo_mbdyn.models.pendulum",
-    "particle": "pyomo_mbdyn.models.particle",
-    "minimum-time-mass": "pyomo_mbdyn.models.minimum_time_mass",
-    "four-bar": "pyomo_mbdyn.models.four_bar",
-    "slider-crank": "pyomo_mbdyn.models.slider_crank",
-    "panda": "pyomo_mbdyn.models.panda",
-    "ur5": "pyomo_mbdyn.models.ur5",
-}
+from pyomo_mbdyn.plugins import models
+
+#: model name → module of every declared model (:func:`pyomo_mbdyn.plugins.models`: the
+#: entry-point group ``pyomo_mbdyn.models``, where setup.cfg declares the modules here and
+#: another package its own); each module's ``DESCRIPTION`` is its one-line description
+MODELS = models()
 
 
 def description(name):
@@ -101,13 +90,11 @@ def model_build(build):
 
 def check_steps(model, steps):
     """``steps`` as an ``int`` ≥ 1, or a :class:`~pyomo_mbdyn.errors.ConfigurationError`
-    naming the model and the bad value (a bool, a float such as 1e400 or 2.5, a string)."""
-    from pyomo_mbdyn.errors import ConfigurationError
+    naming the model and the bad value (a bool, a float such as 1e400 or 2.5, a string);
+    :func:`pyomo_mbdyn.mechanics.numeric.step_count`."""
+    from pyomo_mbdyn.mechanics.numeric import step_count
 
-    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
-        raise ConfigurationError(f"{model}: steps must be a positive integer (the number of time steps N), "
-                                 f"got {steps!r}")
-    return int(steps)
+    return step_count(steps, model)
 
 
 def check_scheme(model, scheme, offered=None):

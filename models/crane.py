@@ -152,3 +152,17 @@ def build(scheme="bem", steps=STEPS, configurations=None, final_rest="full"):
     m.dyn.initialize_from(interpolated_trajectory(system, m.dyn.h, steps, theta_final()))
     m.problem = problem
     return m
+
+
+#: the unit of the constraint rows Φ = (x - s)² + z² - r²β² (the crane is given by formulas)
+CONSTRAINT_UNIT = "m²"
+
+
+def paper_figures(dyn):
+    """Captions naming the thesis's figures the generic figures correspond to
+    (:func:`pyomo_mbdyn.figures.paper_figures`): for its schemes BEM and REM only."""
+    if dyn.scheme not in ("bem", "rem"):
+        return {}
+    return {"coordinates": "cf. Fig. 7.3 of the thesis (2: redundant coordinates)",
+            "controls": "cf. Fig. 7.3 of the thesis (1: force and torque)",
+            "conservation": "cf. Fig. 7.3 of the thesis (3: energy consistency)"}

@@ -123,3 +123,11 @@ def build(scheme="quaternion", steps=STEPS, initialize=True):
         else:
             m.dyn.initialize_from(simulate(system, q0, v0, HORIZON / steps, steps, scheme=scheme))
     return m
+
+
+def paper_figures(dyn):
+    """The caption naming the thesis's figure the conservation figure corresponds to
+    (:func:`pyomo_mbdyn.figures.paper_figures`)."""
+    if dyn.scheme != "quaternion":
+        return {}
+    return {"conservation": "cf. Fig. 5.2 of the thesis (1: total energy and L₃ conserved)"}

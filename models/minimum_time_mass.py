@@ -175,3 +175,8 @@ def evaluate(model):
 
     exact = float(pyo.value(model.exact_horizon))
     return {"exact_horizon": exact, "horizon_error": model.dyn.final_time_value - exact}
+
+
+#: units of the figures: coordinates, controls, energy, time, discrete Hamiltonian H^d
+#: (the unit of ½|u|²), the residuals of the state, costate and control equations
+UNITS = {"q": "m", "u": "N", "energy": "J", "time": "s", "Hd": "N²", "constraint": "each equation's own"}

@@ -69,3 +69,7 @@ def evaluate(model):
     from pyomo_mbdyn.ocp.costates import dnco_summary
 
     return dnco_summary(model.dyn)
+
+
+#: units of the figures: unit mass in the field V = -1/|q|, the thesis's example is nondimensional
+UNITS = {"q": "1", "u": "1", "energy": "1", "time": "1", "Hd": "1", "constraint": "1"}

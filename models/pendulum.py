@@ -63,3 +63,8 @@ def evaluate(model):
     from pyomo_mbdyn.ocp.costates import dnco_summary
 
     return dnco_summary(model.dyn)
+
+
+#: units of the figures: coordinates, controls, energy, time, discrete Hamiltonian H^d
+#: (the unit of ½|u|²), the residuals of the state, costate and control equations
+UNITS = {"q": "rad", "u": "N m", "energy": "J", "time": "s", "Hd": "(N m)²", "constraint": "each equation's own"}

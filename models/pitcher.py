@@ -233,3 +233,13 @@ def evaluate(model):
 
     return {"hand_momentum": expression_value(model.ocp.hand_momentum),
             "final_time": model.dyn.final_time_value}
+
+
+def paper_figures(dyn):
+    """Captions naming the DMOCC paper's figures the generic figures correspond to
+    (:func:`pyomo_mbdyn.figures.paper_figures`): for the paper's scheme only."""
+    if dyn.scheme != "dmocc":
+        return {}
+    return {"snapshots": "cf. DMOCC paper Fig. 7.14 (the optimal pitch)",
+            "controls": "cf. DMOCC paper Fig. 7.15 (torques)",
+            "conservation": "cf. DMOCC paper Figs. 7.16–7.17 (L₃ changes exactly by the torso torque; energy)"}

@@ -241,3 +241,13 @@ def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, gu
                 m.dyn.w[k - 1, name].value = increment[j]
     m.problem = problem
     return m
+
+
+def paper_figures(dyn):
+    """Captions naming the DMOCC paper's figures the generic figures correspond to
+    (:func:`pyomo_mbdyn.figures.paper_figures`): for the paper's scheme only."""
+    if dyn.scheme != "dmocc":
+        return {}
+    return {"snapshots": "cf. DMOCC paper Fig. 7.7 (rigid body with three rotors)",
+            "controls": "cf. DMOCC paper Fig. 7.8 (torque)",
+            "conservation": "cf. DMOCC paper Fig. 7.9 (energy and angular momentum, zero throughout)"}

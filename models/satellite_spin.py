@@ -98,3 +98,13 @@ def build(scheme="bem", steps=20, case="friction", contravariant=True, initializ
         m.dyn.initialize_from(simulate(system, q0, v0, HORIZON / steps, steps, controls,
                                        scheme=stepper_scheme, **options))
     return m
+
+
+def paper_figures(dyn):
+    """The caption naming the thesis's figure the conservation figure corresponds to
+    (:func:`pyomo_mbdyn.figures.paper_figures`): BEM with the consistent incorporation."""
+    if dyn.scheme != "bem" or not getattr(dyn.config, "contravariant", True):
+        return {}
+    figure = "4.9" if dyn.system.friction.any() else "4.8"
+    return {"conservation": f"cf. Fig. {figure} of the thesis (bottom: consistent incorporation; "
+                            "kinetic energy and angular momentum)"}

@@ -53,3 +53,13 @@ def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, guess="interpolate",
                         configurations=configurations, exclude_half_turns=exclude_half_turns)
     m.name = "satellite-underactuated"
     return m
+
+
+def paper_figures(dyn):
+    """Captions naming the DMOCC paper's figures the generic figures correspond to
+    (:func:`pyomo_mbdyn.figures.paper_figures`): for the paper's scheme only."""
+    if dyn.scheme != "dmocc":
+        return {}
+    return {"snapshots": "cf. DMOCC paper Fig. 7.10 (rigid body with two rotors)",
+            "controls": "cf. DMOCC paper Fig. 7.12 (torque)",
+            "conservation": "cf. DMOCC paper Fig. 7.11 (energy and angular momentum)"}

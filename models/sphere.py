@@ -117,3 +117,13 @@ def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, configurations=None,
                 m.dyn.w[k - 1, name].set_value(increment[j], skip_validation=True)
     m.problem = problem  # keep a handle (not a Pyomo component)
     return m
+
+
+def paper_figures(dyn):
+    """Captions naming the DMOCC paper's figures the generic figures correspond to
+    (:func:`pyomo_mbdyn.figures.paper_figures`): for the paper's scheme only."""
+    if dyn.scheme != "dmocc":
+        return {}
+    return {"snapshots": "cf. DMOCC paper Fig. 7.2 (configuration of the rigid sphere)",
+            "controls": "cf. DMOCC paper Fig. 7.4 (force and torque)",
+            "conservation": "cf. DMOCC paper Figs. 7.5–7.6 (energy; change and consistency of angular momentum)"}

@@ -236,3 +236,35 @@ def evaluate(model):
     if model.ocp.component("kept") is not None:
         return {"active_actuators": model.problem.active_actuators()}
     return {}
+
+
+#: units of the DNCO variant's figures (a HamiltonianSystem): coordinates, controls, energy,
+#: time, discrete Hamiltonian H^d (the unit of ½|u|²), the residuals (each equation's own)
+UNITS = {"q": "rad", "u": "N m", "energy": "J", "time": "s", "Hd": "(N m)²", "constraint": "each equation's own"}
+
+
+def _case(dyn):
+    """The arm's case as the thesis names it: free (Ch. 7), bounded (Ch. 6 (i)) or damped (Ch. 6 (ii))."""
+    if dyn.free_horizon:
+        return "time"
+    if dyn.system.friction.any():
+        return "damped"
+    if any(v.lb is not None or v.ub is not None for v in dyn.u.values()):
+        return "bounded"
+    return "free"
+
+
+def paper_figures(dyn):
+    """Captions naming the thesis's figures the generic figures correspond to
+    (:func:`pyomo_mbdyn.figures.paper_figures`): BEM and REM, per case (free: Figs.
+    7.4–7.5, bounded: 6.2/6.4, damped: 6.3/6.5; none for free final time)."""
+    if dyn.scheme not in ("bem", "rem"):
+        return {}
+    figures = {"free": ("7.4", "7.5"), "bounded": ("6.2", "6.4"), "damped": ("6.3", "6.5")}
+    case = _case(dyn)
+    if case not in figures:
+        return {}
+    snapshots, results = figures[case]
+    return {"snapshots": f"cf. Fig. {snapshots} of the thesis (snapshots)",
+            "controls": f"cf. Fig. {results} of the thesis (1: torques)",
+            "conservation": f"cf. Fig. {results} of the thesis (3: energy consistency)"}

@@ -42,21 +42,13 @@ GENERATORS = (("Lx", "rotation", 0), ("Ly", "rotation", 1), ("Lz", "rotation", 2
               ("px", "translation", 0), ("py", "translation", 1), ("pz", "translation", 2))
 
 
-def _dnco_variant(scheme):
-    """(method, gradient) of a DNCO scheme name ``dnco-<gradient>`` / ``direct-<gradient>``, else None."""
-    if isinstance(scheme, str) and scheme.startswith(("dnco-", "direct-")):
-        from .ocp.dnco import parse_scheme
-
-        return parse_scheme(scheme)
-    return None
-
-
 def _scheme_record(scheme):
+    """The registry's record of ``scheme`` (a name, alias or variant), None for None."""
     if scheme is None:
         return None
     from .discretization.registry import record
 
-    return record("dnco" if _dnco_variant(scheme) else scheme)
+    return record(scheme)
 
 
 def _loads_at_midpoints(rec):
@@ -213,10 +205,11 @@ def energy_statement(scheme):
     """
     if scheme is None:
         return None
-    variant = _dnco_variant(scheme)
-    rec = _scheme_record(scheme)
-    name = (scheme if variant else rec.name).upper().replace("_", "-")
-    if variant and variant[1] == "midpoint":
+    from .discretization.registry import resolve
+
+    rec, options = resolve(scheme)
+    name = (scheme if options else rec.name).upper().replace("_", "-")
+    if options.get("gradient") == "midpoint":
         return f"{name}, midpoint state equations: T + V + W not conserved (O(h²); exact for quadratic H)"
     if rec.system == "hamiltonian":
         return f"{name}, discrete-gradient scheme: T + V + W constant to solver tolerance"

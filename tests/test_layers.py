@@ -1,7 +1,10 @@
 """The package's layers import only downwards (ARCHITECTURE.md; the package docstring).
 
-Every relative import in ``pyomo_mbdyn``, at module level or inside a function,
-is checked against the layer order, so a new upward dependency fails here.
+Every import of a ``pyomo_mbdyn`` module in ``pyomo_mbdyn`` — relative or absolute
+(``from pyomo_mbdyn.models import …``, ``import pyomo_mbdyn.x``), at module level or
+inside a function — is checked against the layer order, so a new upward dependency
+fails here.  Models are reached through the registry of the lowest layers
+(:func:`pyomo_mbdyn.plugins.model_module`), not by importing ``pyomo_mbdyn.models``.
 """
 
 import ast
@@ -25,7 +28,8 @@ def _layer(parts):
 
 
 def _imports(path):
-    """(layer imported, line) for every relative import of the module at ``path``."""
+    """(layer imported, line) for every import of a pyomo_mbdyn module by the module at
+    ``path``: relative, ``from pyomo_mbdyn.x import …``, ``import pyomo_mbdyn.x``."""
     here = path.relative_to(PACKAGE).parts
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.level:
@@ -33,6 +37,34 @@ def _imports(path):
             target = base + (node.module.split(".") if node.module else [a.name for a in node.names][:1])
             if target:
                 yield _layer(target), node.lineno
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "pyomo_mbdyn":
+            target = node.module.split(".")[1:] or [a.name for a in node.names][:1]
+            yield _layer(target), node.lineno
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "pyomo_mbdyn" and len(parts) > 1:
+                    yield _layer(parts[1:]), node.lineno
+
+
+def test_absolute_and_function_level_imports_are_seen():
+    """The walk finds the forms it must check (a fixture module of every form)."""
+    import tempfile
+
+    text = ("from pyomo_mbdyn.models import MODELS\n"
+            "import pyomo_mbdyn.cli\n"
+            "def f():\n    from pyomo_mbdyn import studies\n    from ..ocp import solve\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "plotting" / "x.py"
+        path.parent.mkdir()
+        path.write_text(text)
+        global PACKAGE
+        saved, PACKAGE = PACKAGE, Path(tmp)
+        try:
+            found = list(_imports(path))
+        finally:
+            PACKAGE = saved
+    assert found == [("models", 1), ("cli", 2), ("studies", 4), ("ocp", 5)], found
 
 
 def test_every_module_has_a_layer():

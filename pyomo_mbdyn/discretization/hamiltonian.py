@@ -74,11 +74,33 @@ from ..errors import ConfigurationError
 from ..mechanics.linalg import shared
 from ..mechanics.replay import backend_of
 
-__all__ = ["GRADIENTS", "GUARD", "check_gradient", "discrete_gradient", "discrete_hessian",
+__all__ = ["GRADIENTS", "GUARD", "dnco_variant", "check_gradient", "discrete_gradient", "discrete_hessian",
            "state_residual", "costate_residual", "discrete_hamiltonian"]
 
 #: discrete gradients of the state equations
 GRADIENTS = ("gonzalez", "greenspan", "midpoint")
+
+
+def dnco_variant(scheme):
+    """The options a DNCO scheme name states, or None if it is not one: ``"dnco"`` and
+    ``"direct"`` (the indirect / direct method, gradient left to the model),
+    ``"dnco-<gradient>"`` and ``"direct-<gradient>"`` with ``<gradient>`` one of
+    :data:`GRADIENTS` (the names ``pyomo-mbdyn run --scheme`` accepts; the registry's
+    ``dnco`` record reads them, :func:`pyomo_mbdyn.discretization.registry.resolve`).
+
+    Examples
+    --------
+    >>> dnco_variant("direct-midpoint"), dnco_variant("dnco"), dnco_variant("rem")
+    ({'method': 'direct', 'gradient': 'midpoint'}, {'method': 'indirect'}, None)
+    """
+    if not isinstance(scheme, str):
+        return None
+    method, _, gradient = scheme.partition("-")
+    method = {"dnco": "indirect", "direct": "direct"}.get(method)
+    if method is None or (gradient and gradient not in GRADIENTS):
+        return None
+    return {"method": method, **({"gradient": gradient} if gradient else {})}
+
 #: default δ of the guarded denominators Δx·Δx + δ²
 GUARD = 1e-9
 

@@ -49,17 +49,21 @@ Capabilities
     the momentum maps of symmetries change exactly by the applied loads / the
     discrete energy balance T + V + W + D holds to round-off;
 ``order``
-    the order of accuracy (2 for every scheme here).
+    the order of accuracy (2 for every scheme here);
+``midpoint_inputs``
+    also takes the plain-midpoint input rows B(q_{k+½}) instead of the consistent
+    (contravariant) B(q♯) (option ``contravariant=False``; thesis §4.2).
 """
 
 import importlib
 from dataclasses import dataclass, field
 
 from ..errors import ConfigurationError
+from .hamiltonian import GRADIENTS
 from .rattle import RATTLE_STEP
 from .steps import BEM_STEP, DMOCC_LM_STEP, DMOCC_STEP, GC_STEP, REM_STEP
 
-__all__ = ["SchemeRecord", "SCHEMES", "record", "register", "scheme_names"]
+__all__ = ["SchemeRecord", "SCHEMES", "record", "register", "resolve", "scheme_names"]
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,14 @@ class SchemeRecord:
     momentum_consistent: bool = True
     energy_consistent: bool = False
     order: int = 2
+    midpoint_inputs: bool = False
     aliases: tuple = field(default=())
+    #: names of variants beside ``name`` and ``aliases``: an import path
+    #: ``"module:function"`` of ``function(name) → options or None`` (DNCO:
+    #: ``"direct-midpoint"`` → ``{"method": "direct", "gradient": "midpoint"}``)
+    variants: str = None
+    #: example variant names, for error messages and ``pyomo-mbdyn list``
+    variant_names: tuple = field(default=())
 
     def block_class(self):
         """The Pyomo block component class (imported on first use)."""
@@ -147,23 +158,51 @@ def scheme_names(**capabilities):
 
 
 def record(scheme):
-    """The record of ``scheme`` (a name or alias); a clear error listing the names otherwise."""
+    """The record of ``scheme`` (a name, alias or variant name such as ``"direct-midpoint"``);
+    a clear error listing the names otherwise (:func:`resolve`)."""
+    return resolve(scheme)[0]
+
+
+def resolve(scheme):
+    """``(record, options)`` of every scheme name the library accepts, read once here:
+    a registered name or alias gives ``(record, {})``; a variant name the options it
+    states for the record's block (``"dnco-greenspan"`` → the DNCO record and
+    ``{"method": "indirect", "gradient": "greenspan"}``).  An unknown name is a
+    :class:`~pyomo_mbdyn.errors.ConfigurationError` listing the names and variants.
+
+    Examples
+    --------
+    >>> rec, options = resolve("direct-midpoint")
+    >>> rec.name, options
+    ('dnco', {'method': 'direct', 'gradient': 'midpoint'})
+    >>> resolve("rem")[0].name, resolve("rem")[1]
+    ('rem', {})
+    """
     if isinstance(scheme, SchemeRecord):
-        return scheme
+        return scheme, {}
     if isinstance(scheme, str):
         if scheme in SCHEMES:
-            return SCHEMES[scheme]
+            return SCHEMES[scheme], {}
         for rec in SCHEMES.values():
             if scheme in rec.aliases:
-                return rec
-    raise ConfigurationError(f"unknown scheme {scheme!r}; available: {sorted(SCHEMES)}")
+                return rec, {}
+        for rec in SCHEMES.values():
+            if rec.variants:
+                module, _, name = rec.variants.partition(":")
+                options = getattr(importlib.import_module(module), name)(scheme)
+                if options is not None:
+                    return rec, dict(options)
+    variants = [v for rec in SCHEMES.values() for v in rec.variant_names]
+    raise ConfigurationError(f"unknown scheme {scheme!r}; available: {sorted(SCHEMES)}"
+                             + (f" and the variants {variants}" if variants else ""))
 
 
 register(SchemeRecord(
     name="bem", title="energy-momentum scheme with interval multipliers (BEM)",
     reference="thesis §2.3, Eq. (3.21)-(3.23)", block="pyomo_mbdyn.schemes.bem:BEMBlock",
     step=BEM_STEP, joint_rates=True, final_configuration=("nodes", "chart"), final_rest="joint_rates",
-    multipliers="redundant", friction=True, loops=True, coordinate_systems=True, energy_consistent=True))
+    multipliers="redundant", friction=True, loops=True, coordinate_systems=True, energy_consistent=True,
+    midpoint_inputs=True))
 register(SchemeRecord(
     name="rem", title="energy-momentum scheme reduced by the discrete null space method (REM)",
     reference="thesis §2.4, Eq. (3.34)", block="pyomo_mbdyn.schemes.rem:REMBlock",
@@ -197,4 +236,5 @@ register(SchemeRecord(
 register(SchemeRecord(
     name="dnco", title="indirect Hamiltonian-conserving DNCO (state, costate and control equations)",
     reference="thesis §2.11, ch. 8", block="pyomo_mbdyn.schemes.dnco:DNCOBlock",
-    system="hamiltonian"))
+    system="hamiltonian", variants="pyomo_mbdyn.discretization.hamiltonian:dnco_variant",
+    variant_names=("direct", *(f"{m}-{g}" for m in ("dnco", "direct") for g in GRADIENTS))))

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import ConfigurationError
 
-__all__ = ["non_number_kind", "check_numeric", "real"]
+__all__ = ["non_number_kind", "check_numeric", "real", "step_count"]
 
 _WHY = {"bool": "True/False are not numbers", "text": "a text is not a number"}
 
@@ -85,3 +85,13 @@ def real(value, what, *, positive=False, finite=True):
     if (finite and not np.isfinite(number)) or np.isnan(number) or (positive and not number > 0):
         raise ConfigurationError(f"{what} must be {expected}, got {value!r}")
     return number
+
+
+def step_count(steps, what):
+    """``steps`` as an ``int`` ≥ 1 (the number of time steps N), or a
+    :class:`~pyomo_mbdyn.errors.ConfigurationError` naming ``what`` and the bad value (a
+    bool, a float such as 1e400 or 2.5, a string)."""
+    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
+        raise ConfigurationError(f"{what}: steps must be a positive integer (the number of time steps N), "
+                                 f"got {steps!r}")
+    return int(steps)

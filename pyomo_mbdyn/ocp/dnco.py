@@ -10,6 +10,7 @@ models and the command line use.
 import pyomo.environ as pyo
 
 from ..discretization.hamiltonian import GRADIENTS
+from ..discretization.registry import resolve
 from ..errors import ConfigurationError
 from ..schemes.dnco import DNCOBlock
 
@@ -26,13 +27,25 @@ def parse_scheme(scheme, default_gradient="gonzalez"):
     >>> parse_scheme("direct-midpoint")
     ('direct', 'midpoint')
     """
-    if scheme == "dnco":
-        return "indirect", default_gradient
-    method, _, gradient = str(scheme).partition("-")
-    if method in ("dnco", "direct") and gradient in GRADIENTS:
-        return ("indirect" if method == "dnco" else "direct"), gradient
-    choices = ["dnco"] + [f"{m}-{g}" for m in ("dnco", "direct") for g in GRADIENTS]
-    raise ConfigurationError(f"unknown DNCO scheme {scheme!r}; choose one of {choices}")
+    stated = _stated(scheme)
+    if stated.get("method") == "direct" and "gradient" not in stated:
+        raise ConfigurationError(f"unknown DNCO scheme {scheme!r}; choose one of {_CHOICES}")
+    return stated.get("method", "indirect"), stated.get("gradient", default_gradient)
+
+
+_CHOICES = ["dnco"] + [f"{m}-{g}" for m in ("dnco", "direct") for g in GRADIENTS]
+_PREFIX = {"indirect": "dnco", "direct": "direct"}
+
+
+def _stated(scheme):
+    """The options a DNCO scheme name states (:func:`~pyomo_mbdyn.discretization.registry.resolve`)."""
+    try:
+        rec, stated = resolve(scheme)
+    except ConfigurationError:
+        rec = None
+    if rec is None or rec.system != "hamiltonian":
+        raise ConfigurationError(f"unknown DNCO scheme {scheme!r}; choose one of {_CHOICES}")
+    return stated
 
 
 def dnco_model(system, scheme, steps, horizon, name=None, default_gradient="gonzalez", gradient=None, **options):
@@ -62,16 +75,18 @@ def dnco_model(system, scheme, steps, horizon, name=None, default_gradient="gonz
     ...            final_position=[np.pi / 2]).component("dual") is None   # indirect: no duals needed
     True
     """
+    stated = _stated(scheme)
+    method = stated.get("method", "indirect")
     if gradient is not None:
         if gradient not in GRADIENTS:
             raise ConfigurationError(f"gradient must be one of {list(GRADIENTS)}, got {gradient!r}")
-        if scheme in ("dnco", "direct"):
-            scheme = f"{scheme}-{gradient}"
-        elif parse_scheme(scheme, default_gradient)[1] != gradient:
+        if stated.get("gradient", gradient) != gradient:
             raise ConfigurationError(f"scheme {scheme!r} names another gradient than gradient={gradient!r}")
-    if scheme == "direct":
+        if "gradient" not in stated:
+            scheme = f"{_PREFIX[method]}-{gradient}"
+    elif "gradient" not in stated and method == "direct":
         scheme = f"direct-{default_gradient}"
-    method, gradient = parse_scheme(scheme, default_gradient)
+    gradient = gradient or stated.get("gradient", default_gradient)
     m = pyo.ConcreteModel(name or system.name)
     m.dyn = DNCOBlock(system=system, steps=steps, horizon=horizon, method=method, gradient=gradient, **options)
     m.dyn.scheme = scheme

@@ -98,8 +98,9 @@ class Stepper:
             raise ConfigurationError(
                 f"{rec.name}: {system} has closed loops {system.layout['loop_joints']}; the {rec.name} "
                 f"scheme needs a tree (the stepper takes loops in {scheme_names(loops=True)})")
-        if not contravariant and rec.name != "bem":
-            raise ConfigurationError("the plain-midpoint B is available for the BEM only")
+        if not contravariant and not rec.midpoint_inputs:
+            raise ConfigurationError(f"{rec.name}: the plain-midpoint B (contravariant=False) is available for "
+                                     f"{scheme_names(midpoint_inputs=True)} only")
         if not rec.friction and np.any(system.friction):
             raise ConfigurationError(
                 f"{rec.name}: the scheme takes no Rayleigh friction "

@@ -6,7 +6,6 @@ The one path from a model name to a result, shared by the command line
 model name); the contract's keys are listed in the command line's docstring.
 """
 
-import importlib
 import inspect
 import numbers
 import time
@@ -114,17 +113,15 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarse
     import numpy as np
     import pyomo.environ as pyo
 
-    from pyomo_mbdyn.models import MODELS, check_steps
-
     from ..errors import ConfigurationError
+    from ..mechanics.numeric import step_count
     from ..ocp.solve import REFINE_FROM, solve, solve_refined
+    from ..plugins import model_module
     from ..schemes.structure import expression_value
     from ..solvers import get_solver
     from .size import check_size
 
-    if name not in MODELS:
-        raise ConfigurationError(f"unknown model {name!r}; available: {sorted(MODELS)}")
-    module = importlib.import_module(MODELS[name])
+    module = model_module(name)
     kwds = dict(options or {})
     _check_options(name, module, kwds)
     if scheme is not None:
@@ -132,7 +129,7 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarse
     if steps is not None:
         kwds["steps"] = steps
     if kwds.get("steps") is not None:  # before any build: --set steps=1e400, "ten", true
-        check_steps(name, kwds["steps"])
+        step_count(kwds["steps"], name)
     if coarsest is not None and (isinstance(coarsest, bool) or not isinstance(coarsest, numbers.Integral)
                                  or coarsest < 2):
         raise ConfigurationError(f"{name}: coarsest (the coarsest grid of the grid refinement, --coarsest) "

@@ -217,11 +217,9 @@ def _build_and_solve(task, record):
 
 def _build(task):
     if isinstance(task.build, str):
-        import importlib
+        from ..plugins import model_module
 
-        from pyomo_mbdyn.models import MODELS
-
-        return importlib.import_module(MODELS[task.build]).build(**task.kwargs)
+        return model_module(task.build).build(**task.kwargs)
     return task.build(**task.kwargs)
 
 
@@ -303,13 +301,9 @@ def _int(value):
 def _resolve_build(build, what):
     """``(build, parameters of its build())``; a model name must be in the registry."""
     if isinstance(build, str):
-        import importlib
+        from ..plugins import model_module
 
-        from pyomo_mbdyn.models import MODELS
-
-        if build not in MODELS:
-            raise ConfigurationError(f"{what}: unknown model {build!r}; available: {sorted(MODELS)}")
-        function = importlib.import_module(MODELS[build]).build
+        function = model_module(build, what).build
     elif callable(build):
         function = build
     else:
@@ -525,7 +519,7 @@ def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=
     Parameters
     ----------
     build : str or callable
-        A model name of :data:`pyomo_mbdyn.models.MODELS`: each point is solved as
+        A declared model's name (:func:`pyomo_mbdyn.plugins.models`): each point is solved as
         ``pyomo-mbdyn run`` solves it (:func:`pyomo_mbdyn.studies.run.solve_model`, grid
         refinement from 2 × 80 steps included; the grid keys ``scheme`` and
         ``steps`` and the model's build options).  Or a picklable callable
@@ -638,7 +632,7 @@ def multistart(build, starts, seed=0, perturb="guess", radius=1e-2, solve_option
     Parameters
     ----------
     build : str or callable
-        A model name of :data:`pyomo_mbdyn.models.MODELS` (built by its module's
+        A declared model's name (:func:`pyomo_mbdyn.plugins.models`) (built by its module's
         ``build(**options)``) or a picklable ``build(**options) -> model``.
     starts : int ≥ 1
     seed : int ≥ 0
