@@ -118,3 +118,17 @@ def finite_option(model, name, value, unit=""):
     from pyomo_mbdyn.mechanics.numeric import real
 
     return real(value, f"{model}: {name}" + (f" {unit}" if unit else ""))
+
+
+def paper_figures_for(schemes, **captions):
+    """A model module's ``paper_figures(dyn)`` (:func:`pyomo_mbdyn.figures.paper_figures`)
+    that gives ``captions`` (``snapshots=``, ``coordinates=``, ``controls=``,
+    ``conservation=``: the paper figure each generic figure corresponds to) for the
+    paper's ``schemes`` and none for the others."""
+
+    def paper_figures(dyn):
+        return dict(captions) if dyn.scheme in schemes else {}
+
+    paper_figures.__doc__ = (f"Captions naming the paper figures the generic figures correspond to, "
+                             f"for the schemes {list(schemes)} only.")
+    return paper_figures

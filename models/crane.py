@@ -44,7 +44,7 @@ can run through negative rope lengths — check l_k > 0, z_k > 0.
 import numpy as np
 
 from pyomo_mbdyn.mechanics import CoordinateSystem, trig
-from pyomo_mbdyn.models import model_build
+from pyomo_mbdyn.models import model_build, paper_figures_for
 
 __all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "Q0", "QF"]
 
@@ -158,11 +158,8 @@ def build(scheme="bem", steps=STEPS, configurations=None, final_rest="full"):
 CONSTRAINT_UNIT = "m²"
 
 
-def paper_figures(dyn):
-    """Captions naming the thesis's figures the generic figures correspond to
-    (:func:`pyomo_mbdyn.figures.paper_figures`): for its schemes BEM and REM only."""
-    if dyn.scheme not in ("bem", "rem"):
-        return {}
-    return {"coordinates": "cf. Fig. 7.3 of the thesis (2: redundant coordinates)",
-            "controls": "cf. Fig. 7.3 of the thesis (1: force and torque)",
-            "conservation": "cf. Fig. 7.3 of the thesis (3: energy consistency)"}
+paper_figures = paper_figures_for(
+    ("bem", "rem"),
+    coordinates="cf. Fig. 7.3 of the thesis (2: redundant coordinates)",
+    controls="cf. Fig. 7.3 of the thesis (1: force and torque)",
+    conservation="cf. Fig. 7.3 of the thesis (3: energy consistency)")

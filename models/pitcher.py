@@ -77,7 +77,7 @@ tolerance (spec T11), also with h unknown.  ``free_time=False`` fixes T.
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody, Spherical
-from pyomo_mbdyn.models import model_build
+from pyomo_mbdyn.models import model_build, paper_figures_for
 
 __all__ = ["build_system", "build", "hand_position", "elbow_angle_rows", "DESCRIPTION", "STEPS", "HORIZON"]
 
@@ -235,11 +235,8 @@ def evaluate(model):
             "final_time": model.dyn.final_time_value}
 
 
-def paper_figures(dyn):
-    """Captions naming the DMOCC paper's figures the generic figures correspond to
-    (:func:`pyomo_mbdyn.figures.paper_figures`): for the paper's scheme only."""
-    if dyn.scheme != "dmocc":
-        return {}
-    return {"snapshots": "cf. DMOCC paper Fig. 7.14 (the optimal pitch)",
-            "controls": "cf. DMOCC paper Fig. 7.15 (torques)",
-            "conservation": "cf. DMOCC paper Figs. 7.16–7.17 (L₃ changes exactly by the torso torque; energy)"}
+paper_figures = paper_figures_for(
+    ("dmocc",),
+    snapshots="cf. DMOCC paper Fig. 7.14 (the optimal pitch)",
+    controls="cf. DMOCC paper Fig. 7.15 (torques)",
+    conservation="cf. DMOCC paper Figs. 7.16–7.17 (L₃ changes exactly by the torso torque; energy)")

@@ -38,7 +38,7 @@ import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
 from pyomo_mbdyn.mechanics.linalg import rotation_exp
-from pyomo_mbdyn.models import model_build
+from pyomo_mbdyn.models import model_build, paper_figures_for
 
 __all__ = ["build_system", "build", "target_rotation", "DESCRIPTION", "STEPS", "HORIZON"]
 
@@ -243,11 +243,8 @@ def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, gu
     return m
 
 
-def paper_figures(dyn):
-    """Captions naming the DMOCC paper's figures the generic figures correspond to
-    (:func:`pyomo_mbdyn.figures.paper_figures`): for the paper's scheme only."""
-    if dyn.scheme != "dmocc":
-        return {}
-    return {"snapshots": "cf. DMOCC paper Fig. 7.7 (rigid body with three rotors)",
-            "controls": "cf. DMOCC paper Fig. 7.8 (torque)",
-            "conservation": "cf. DMOCC paper Fig. 7.9 (energy and angular momentum, zero throughout)"}
+paper_figures = paper_figures_for(
+    ("dmocc",),
+    snapshots="cf. DMOCC paper Fig. 7.7 (rigid body with three rotors)",
+    controls="cf. DMOCC paper Fig. 7.8 (torque)",
+    conservation="cf. DMOCC paper Fig. 7.9 (energy and angular momentum, zero throughout)")

@@ -27,7 +27,7 @@ default tol 1e-8, 6.4·10⁵ at tol 1e-10).  500 unknowns, 405 equations and 251
 inequalities (250 increment bounds, the trace row).
 """
 
-from pyomo_mbdyn.models import model_build, satellite
+from pyomo_mbdyn.models import model_build, paper_figures_for, satellite
 
 __all__ = ["build", "DESCRIPTION", "STEPS", "HORIZON", "ROTORS"]
 
@@ -55,11 +55,8 @@ def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, guess="interpolate",
     return m
 
 
-def paper_figures(dyn):
-    """Captions naming the DMOCC paper's figures the generic figures correspond to
-    (:func:`pyomo_mbdyn.figures.paper_figures`): for the paper's scheme only."""
-    if dyn.scheme != "dmocc":
-        return {}
-    return {"snapshots": "cf. DMOCC paper Fig. 7.10 (rigid body with two rotors)",
-            "controls": "cf. DMOCC paper Fig. 7.12 (torque)",
-            "conservation": "cf. DMOCC paper Fig. 7.11 (energy and angular momentum)"}
+paper_figures = paper_figures_for(
+    ("dmocc",),
+    snapshots="cf. DMOCC paper Fig. 7.10 (rigid body with two rotors)",
+    controls="cf. DMOCC paper Fig. 7.12 (torque)",
+    conservation="cf. DMOCC paper Fig. 7.11 (energy and angular momentum)")

@@ -17,7 +17,7 @@ has a vanishing Jacobian at the solution, spec §0.5).
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, RigidBody
-from pyomo_mbdyn.models import check_scheme, model_build
+from pyomo_mbdyn.models import check_scheme, model_build, paper_figures_for
 
 __all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "AXIS", "TARGET", "SCHEMES"]
 
@@ -119,11 +119,8 @@ def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, configurations=None,
     return m
 
 
-def paper_figures(dyn):
-    """Captions naming the DMOCC paper's figures the generic figures correspond to
-    (:func:`pyomo_mbdyn.figures.paper_figures`): for the paper's scheme only."""
-    if dyn.scheme != "dmocc":
-        return {}
-    return {"snapshots": "cf. DMOCC paper Fig. 7.2 (configuration of the rigid sphere)",
-            "controls": "cf. DMOCC paper Fig. 7.4 (force and torque)",
-            "conservation": "cf. DMOCC paper Figs. 7.5–7.6 (energy; change and consistency of angular momentum)"}
+paper_figures = paper_figures_for(
+    ("dmocc",),
+    snapshots="cf. DMOCC paper Fig. 7.2 (configuration of the rigid sphere)",
+    controls="cf. DMOCC paper Fig. 7.4 (force and torque)",
+    conservation="cf. DMOCC paper Figs. 7.5–7.6 (energy; change and consistency of angular momentum)")
