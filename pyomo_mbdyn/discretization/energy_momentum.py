@@ -138,7 +138,7 @@ def rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation="exp"):
     else:
         reduced_u = matmul(P.T, matmul(B.T, u_full))
     out = {} if w is None else {"reparametrisation": as_array(q1 - system.reparametrise(as_array(w), q0, rotation))}
-    if getattr(system, "has_loops", False) and w is not None:
+    if system.has_loops and w is not None:
         out["loop_closure"] = system.loop_constraints(q1)
     out["kinematics"] = as_array(q1 - q0 - v_mid * h)
     out["momentum_balance"] = as_array(matmul(P.T, inner) + reduced_u * h)

@@ -123,6 +123,37 @@ class SchemeRecord:
         """Names and sizes (``n``, ``m``, ``dof``) of one step's unknowns (the stepper's layout)."""
         return () if self.step is None else self.step.unknowns
 
+    def check(self, system, where, *, contravariant=True):
+        """Refuse, as a :class:`~pyomo_mbdyn.errors.ConfigurationError` that starts with
+        ``where`` and names the schemes that would take it, a system or option this
+        scheme does not take: closed loops (``loops``), Rayleigh friction (``friction``),
+        actuators (``controls``), the plain-midpoint B (``midpoint_inputs``).  The one
+        check the scheme blocks and the stepper share.
+
+        Examples
+        --------
+        >>> from pyomo_mbdyn.mechanics import examples
+        >>> record("gc").check(examples.pendulum(), "gc block")                 # taken: nothing to say
+        >>> record("quaternion").check(examples.pendulum(), "quaternion block")
+        Traceback (most recent call last):
+        ...
+        pyomo_mbdyn.errors.ConfigurationError: quaternion block: forward dynamics only; the system has actuators ['hinge.angle']
+        """
+        if system.has_loops and not self.loops:
+            raise ConfigurationError(
+                f"{where}: {system} has closed loops {system.layout['loop_joints']}; the {self.name} scheme "
+                f"needs a tree (schemes for loops: {scheme_names(loops=True)})")
+        if not contravariant and not self.midpoint_inputs:
+            raise ConfigurationError(f"{where}: the plain-midpoint B (contravariant=False) is available for "
+                                     f"{scheme_names(midpoint_inputs=True)} only")
+        friction = getattr(system, "friction", ())
+        if not self.friction and len(friction) and any(friction):
+            raise ConfigurationError(f"{where}: the {self.name} scheme takes no Rayleigh friction "
+                                     f"(coordinates {[v for v, k in zip(system.velocities, friction) if k]})")
+        if not self.controls and len(getattr(system, "actuated", ())):
+            raise ConfigurationError(f"{where}: forward dynamics only; the system has actuators "
+                                     f"{list(system.actuated)}")
+
     @property
     def optimal_control(self):
         """Direct optimal control on a multibody system: controls and a final configuration form."""

@@ -95,7 +95,7 @@ def dmocc_residuals(system, h, q_prev, q, w, q_next, u_prev, u, v0=None, rotatio
     q, q_next = as_array(q), as_array(q_next)
     D1, _ = lagrangian_slopes(system, h, q, q_next)
     P = system.null_space(q)
-    loops = getattr(system, "has_loops", False)
+    loops = system.has_loops
 
     def reduced(controls):
         u_full = as_array(np.array(full_controls(system, controls), dtype=object))

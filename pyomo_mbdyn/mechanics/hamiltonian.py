@@ -47,6 +47,9 @@ class HamiltonianSystem:
     2.0
     """
 
+    #: no kinematic loops (the attribute every system has: MultibodySystem, CoordinateSystem)
+    has_loops = False
+
     def __init__(self, n, mass_matrix, potential, names=None, name="system"):
         import casadi as ca
 

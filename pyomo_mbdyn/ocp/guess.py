@@ -69,7 +69,7 @@ def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profi
     q_initial = system.q0 if q_initial is None else np.asarray(q_initial, float)
     theta0 = chart_coordinates(system, q_initial)
     theta_final = np.asarray(theta_final, float).reshape(-1)
-    if getattr(system, "has_loops", False):
+    if system.has_loops:
         i_index = system.loop_reduction.i_index
         if theta_final.shape != (len(i_index),):
             raise ConfigurationError(f"interpolated_trajectory: expected {len(i_index)} independent coordinates "
@@ -148,7 +148,7 @@ def refined_trajectory(system, h, steps, coarse, contravariant=True, bc_type="cl
     spline = CubicSpline(t_coarse, np.array(theta_c), bc_type=bc_type)
     theta = spline(np.clip(h * np.arange(N + 1), t_coarse[0], t_coarse[-1]))
     theta[0], theta[-1] = theta_c[0], theta_c[-1]
-    if getattr(system, "has_loops", False):  # the independent coordinates, closed node by node
+    if system.has_loops:  # the independent coordinates, closed node by node
         return _loop_trajectory(system, h, theta[:, system.loop_reduction.i_index],
                                 np.asarray(coarse.q[0], float), contravariant)
     return _chart_trajectory(system, h, theta, contravariant)

@@ -288,7 +288,7 @@ class OptimalControlProblem:
         dyn, system = self.dyn, self.dyn.system
         form = dyn.final_configuration_form
         N = dyn.config.steps
-        if getattr(system, "has_loops", False):
+        if system.has_loops:
             return self._fix_final_loop_configuration(joint_angles)
         theta = dof_values(system, joint_angles, "fix_final_configuration")
         previous = getattr(dyn, "_final_configuration_target", None)
@@ -649,7 +649,7 @@ class OptimalControlProblem:
             if form not in ("momenta", "joint_rates"):
                 raise ConfigurationError(f"require_final_rest: form must be 'momenta' (P(q_N)ᵀ M v_N = 0, the "
                                          f"default) or 'joint_rates' (B(q_N) v_N = 0), got {form!r}")
-            if form == "joint_rates" and not getattr(dyn.system, "has_loops", False) \
+            if form == "joint_rates" and not dyn.system.has_loops \
                     and not getattr(dyn.system, "inputs_dual_to_null_space", True):
                 raise ConfigurationError(
                     f"require_final_rest: form='joint_rates' needs inputs dual to the null space; {dyn.system} "
@@ -664,7 +664,7 @@ class OptimalControlProblem:
                 dyn.vt[N, name].fix(0.0)
             return
         if rest_form == "joint_rates":
-            loops = getattr(dyn.system, "has_loops", False)
+            loops = dyn.system.has_loops
             if reduced and form == "joint_rates":
                 # the joint rates ν_N = B(q_N) v_N = 0 (with closed loops the independent rows
                 # E_iᵀ B_t(q_N) v_N = 0, the same in bem and rem)
@@ -697,7 +697,7 @@ class OptimalControlProblem:
         _, D2 = lagrangian_slopes(system, h, q_prev, q_N)
         reduced = matmul(system.null_space(q_N).T, as_array(D2))
         u_full = {a: dyn.u[N - 1, a] for a in dyn.actuated}
-        if getattr(system, "has_loops", False):  # Pᵀ Bᵀ u = Nᵀ u over the independent coordinates
+        if system.has_loops:  # Pᵀ Bᵀ u = Nᵀ u over the independent coordinates
             forces = system.reduced_forces(q_N, [u_full.get(name, 0.0) for name in dyn.velocities])
             for j, name in enumerate(system.independent):
                 if name in keep:

@@ -42,7 +42,7 @@ from pyomo.common.config import ConfigDict, ConfigValue, In, document_kwargs_fro
 from pyomo.core.base.block import BlockData, declare_custom_block
 
 from ..discretization.common import interval_joint_rates, step_scalar
-from ..discretization.registry import SCHEMES, record
+from ..discretization.registry import record
 from ..errors import ConfigurationError, InputTypeError, LoopReductionError, MbdynError
 from ..mechanics import CoordinateSystem, MultibodySystem
 from ..mechanics.linalg import name_next, sharing
@@ -627,11 +627,7 @@ class MultibodyBlockData(SchemeBlockData):
             raise ConfigurationError(f"{self.scheme} block: expected a MultibodySystem or CoordinateSystem, "
                                      f"got {type(system).__name__}")
         system.validate()
-        if system.layout["loop_joints"] and not rec.loops:
-            raise ConfigurationError(
-                f"{self.scheme} block: {system} has closed loops {system.layout['loop_joints']}; "
-                f"the {rec.name} scheme needs a tree (schemes for loops: "
-                f"{[name for name, r in SCHEMES.items() if r.loops]})")
+        rec.check(system, f"{self.scheme} block", contravariant=self.contravariant)
         if system.layout["loop_joints"] and self.configurations != "lifted":
             raise LoopReductionError(
                 f"{self.scheme} block: configurations={self.configurations!r} cannot close the loops "
@@ -642,12 +638,6 @@ class MultibodyBlockData(SchemeBlockData):
             if system.dropped_constraints:
                 logger.info("%s block: redundant loop rows %s of %s left out (the KKT matrix stays regular)",
                             self.scheme, system.dropped_constraints, system)
-        if not rec.friction and np.any(system.friction):
-            raise ConfigurationError(f"{self.scheme} block: the {rec.name} scheme takes no Rayleigh friction "
-                                     f"(coordinates {[v for v, k in zip(system.velocities, system.friction) if k]})")
-        if not rec.controls and system.actuated:
-            raise ConfigurationError(f"{self.scheme} block: forward dynamics only; the system has actuators "
-                                     f"{list(system.actuated)}")
 
     def _build(self):
         system = self.system
@@ -667,7 +657,7 @@ class MultibodyBlockData(SchemeBlockData):
         # 4. controls and joint rates
         self.actuated = pyo.Set(initialize=system.actuated, ordered=True)
         self.velocities = pyo.Set(initialize=system.velocities, ordered=True)
-        if getattr(system, "has_loops", False):  # the columns of P: the reduced rows run over these
+        if system.has_loops:  # the columns of P: the reduced rows run over these
             self.independent = pyo.Set(initialize=system.independent, ordered=True)
         self.u = pyo.Var(self.intervals, self.actuated, initialize=0.0)
         if self.record.joint_rates:
@@ -896,7 +886,7 @@ class MultibodyBlockData(SchemeBlockData):
     def _add_loop_closure_equations(self, residuals):
         """``joint[j].loop_closure[k, r]``: the kept rows of the loop-closing joints at q_{k+1}
         (``residuals[k]["loop_closure"]``, reduced schemes on loops; none for a tree)."""
-        if not getattr(self.system, "has_loops", False):
+        if not self.system.has_loops:
             return
         labels = self.system.constraint_labels()
         rows = [labels[i] for i in self.system.loop_reduction.loop_rows]

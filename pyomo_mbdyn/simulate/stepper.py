@@ -94,17 +94,7 @@ class Stepper:
         if not 1.0 / MAGNITUDE_LIMIT <= h <= MAGNITUDE_LIMIT:
             raise ConfigurationError(f"time step h = {h!r} is outside [{1.0 / MAGNITUDE_LIMIT:g}, "
                                      f"{MAGNITUDE_LIMIT:g}]: check its units (seconds)")
-        if getattr(system, "has_loops", False) and not rec.loops:
-            raise ConfigurationError(
-                f"{rec.name}: {system} has closed loops {system.layout['loop_joints']}; the {rec.name} "
-                f"scheme needs a tree (the stepper takes loops in {scheme_names(loops=True)})")
-        if not contravariant and not rec.midpoint_inputs:
-            raise ConfigurationError(f"{rec.name}: the plain-midpoint B (contravariant=False) is available for "
-                                     f"{scheme_names(midpoint_inputs=True)} only")
-        if not rec.friction and np.any(system.friction):
-            raise ConfigurationError(
-                f"{rec.name}: the scheme takes no Rayleigh friction "
-                f"(coordinates {[v for v, k in zip(system.velocities, system.friction) if k]})")
+        rec.check(system, rec.name, contravariant=contravariant)
         self.system, self.h, self.record, self.scheme = system, float(h), rec, rec.name
         self.step_equations = step = rec.step
         self.contravariant, self.rotation = contravariant, rotation
