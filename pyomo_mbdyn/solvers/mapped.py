@@ -77,26 +77,45 @@ def composed_groups(F, inputs):
     ``[(function, keys, [input_k for k in keys])]`` covering every key once;
     the composed function keeps ``F``'s name.
     """
-    direct, shapes = [], {}
+    direct, symbols = [], {}
     for k, z in enumerate(inputs):
         if z.is_valid_input():
             direct.append(k)
-            continue
-        s = ca.symvar(z)
+        else:
+            symbols[k] = ca.symvar(z)
+    counts = {}
+    for s in symbols.values():
+        counts[len(s)] = counts.get(len(s), 0) + 1
+
+    def shape(k):
+        s = symbols[k]
         common = _common_symbols(len(s))
-        G = ca.Function("G", [common], [ca.substitute([z], s, ca.vertsplit(common))[0]])
-        shapes.setdefault(G.serialize(), (G, []))[1].append((k, ca.vertcat(*s)))
+        return ca.Function("G", [common], [ca.substitute([inputs[k]], s, ca.vertsplit(common))[0]])
+
+    # a key whose number of variables no other key has is a graph of its own: its G is
+    # built only if it is composed (inputs nested over the horizon have one each)
+    shapes, alone = {}, []
+    for k, s in symbols.items():
+        if counts[len(s)] == 1:
+            alone.append(k)
+        else:
+            G = shape(k)
+            shapes.setdefault(G.serialize(), (G, []))[1].append((k, ca.vertcat(*s)))
     shared = [G.size1_in(0) for G, members in shapes.values() if len(members) > 1]
-    composed = []
-    for G, members in shapes.values():
-        if len(members) == 1 and (direct or not shared or G.size1_in(0) > max(shared)):
+    singles = [(G, members[0][0]) for G, members in shapes.values() if len(members) == 1]
+    singles += [(None, k) for k in alone]
+    composed = [(_composed(F, G), [k for k, _ in members], [sk for _, sk in members])
+                for G, members in shapes.values() if len(members) > 1]
+    for G, k in sorted(singles, key=lambda item: item[1]):
+        if direct or not shared or len(symbols[k]) > max(shared):
             # a key of its own graph joins F: F's derivatives are made anyway, or no key
             # shares a graph (inputs nested over the horizon: the derivatives of F∘G at
             # every key would cost more than ∇zᵀ·H·∇z)
-            direct.append(members[0][0])
+            direct.append(k)
             continue
-        composed.append((_composed(F, G), [k for k, _ in members], [sk for _, sk in members]))
+        composed.append((_composed(F, G if G is not None else shape(k)), [k], [ca.vertcat(*symbols[k])]))
     direct.sort()
+    composed.sort(key=lambda group: group[1][0])  # in the order of their first keys
     return ([(F, direct, [inputs[k] for k in direct])] if direct else []) + composed
 
 
