@@ -54,8 +54,9 @@ def _scheme_record(scheme):
 def _loads_at_midpoints(rec):
     """Where the scheme applies controls and friction: ``Bᵀ(q♯_{k+½})`` once per interval
     (the energy-momentum and midpoint schemes, whose joint rates ν_{k,k+1} = B v_{k+½} are
-    unknowns), or lumped half to each node, ``(h/2) B(q_k)ᵀ`` (DMOCC 3.10, RATTLE)."""
-    return rec is None or rec.joint_rates
+    unknowns), or lumped half to each node, ``(h/2) B(q_k)ᵀ`` (DMOCC 3.10, RATTLE): the
+    record's ``loads``."""
+    return rec is None or rec.loads == "midpoints"
 
 
 def momentum_balance(trajectory, table=None, *, scheme=None):

@@ -50,6 +50,11 @@ Capabilities
     discrete energy balance T + V + W + D holds to round-off;
 ``order``
     the order of accuracy (2 for every scheme here);
+``loads``
+    where the scheme applies controls and friction: ``"midpoints"`` — ``Bᵀ(q♯_{k+½})``
+    once per interval (the energy–momentum and midpoint schemes, whose joint rates
+    ν_{k,k+1} = B v_{k+½} are the interval's), ``"nodes"`` — lumped half to each node,
+    ``(h/2) B(q_k)ᵀ`` (DMOCC Eq. 3.10, RATTLE), or None (no multibody loads);
 ``midpoint_inputs``
     also takes the plain-midpoint input rows B(q_{k+½}) instead of the consistent
     (contravariant) B(q♯) (option ``contravariant=False``; thesis §4.2).
@@ -104,6 +109,7 @@ class SchemeRecord:
     momentum_consistent: bool = True
     energy_consistent: bool = False
     order: int = 2
+    loads: str = "midpoints"
     midpoint_inputs: bool = False
     aliases: tuple = field(default=())
     #: names of variants beside ``name`` and ``aliases``: an import path
@@ -244,12 +250,12 @@ register(SchemeRecord(
     name="dmocc", title="variational midpoint scheme reduced by the discrete null space method (DMOCC)",
     reference="DMOCC paper §3, Eq. (3.12)", block="pyomo_mbdyn.schemes.dmocc:DMOCCBlock",
     step=DMOCC_STEP, velocities_at_nodes=False, increments=True,
-    final_configuration=("increments", "chart"), final_rest="legendre", loops=True))
+    final_configuration=("increments", "chart"), final_rest="legendre", loops=True, loads="nodes"))
 register(SchemeRecord(
     name="dmocc_lm", title="variational midpoint scheme with node multipliers (DMOCC-LM)",
     reference="DMOCC paper §3, Eq. (3.6)", block="pyomo_mbdyn.schemes.dmocc:DMOCCLMBlock",
     step=DMOCC_LM_STEP, velocities_at_nodes=False, final_configuration=("nodes",),
-    final_rest="legendre", loops=True))
+    final_rest="legendre", loops=True, loads="nodes"))
 register(SchemeRecord(
     name="gc", title="midpoint rule in generalised (chart) coordinates (GC)",
     reference="thesis §2.5, Eq. (3.40)-(3.42)", block="pyomo_mbdyn.schemes.gc:GCBlock",
@@ -259,13 +265,13 @@ register(SchemeRecord(
     name="rattle", title="RATTLE: constrained Störmer–Verlet, symplectic (position-level constraints)",
     reference="Hairer, Lubich & Wanner, Geometric Numerical Integration, VII.1.4",
     block="pyomo_mbdyn.schemes.rattle:RATTLEBlock", step=RATTLE_STEP, final_configuration=("nodes",),
-    final_rest="joint_rates", coordinate_systems=True))
+    final_rest="joint_rates", coordinate_systems=True, loads="nodes"))
 register(SchemeRecord(
     name="quaternion", title="quaternion energy-momentum scheme for a heavy top",
     reference="thesis ch. 5 (Betsch & Siebert 2009)", block="pyomo_mbdyn.schemes.quaternion:QuaternionBlock",
-    system="top", controls=False))
+    system="top", controls=False, loads=None))
 register(SchemeRecord(
     name="dnco", title="indirect Hamiltonian-conserving DNCO (state, costate and control equations)",
     reference="thesis §2.11, ch. 8", block="pyomo_mbdyn.schemes.dnco:DNCOBlock",
-    system="hamiltonian", variants="pyomo_mbdyn.discretization.hamiltonian:dnco_variant",
+    system="hamiltonian", loads=None, variants="pyomo_mbdyn.discretization.hamiltonian:dnco_variant",
     variant_names=("direct", *(f"{m}-{g}" for m in ("dnco", "direct") for g in GRADIENTS))))

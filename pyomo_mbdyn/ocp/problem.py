@@ -32,19 +32,13 @@ Sign convention: ``u`` is minus the applied generalised force (see
 import numpy as np
 import pyomo.environ as pyo
 
-from ..errors import ConfigurationError, InputTypeError, NotRepresentableError
-from ..mechanics.linalg import as_array, matmul
+from ..errors import ConfigurationError, InputTypeError
+from ..mechanics.linalg import matmul
 from ..mechanics.numeric import check_numeric, non_number_kind, real
-from ..discretization import lagrangian_slopes
+from ..schemes.configuration_forms import TURN_INCREMENT_LIMIT, is_rotation
 
 __all__ = ["OptimalControlProblem", "TURN_INCREMENT_LIMIT"]
 
-#: |w_k| ≤ this (rad) for the rotation increments of rem/dmocc under :meth:`fix_final_configuration`:
-#: the sum of increments is the joint angle reached only if no step aliases (an increment of 2π
-#: leaves the configuration unchanged; measured: DMOCC took one on a 7.5 rad pendulum target,
-#: J = 18.7 for a motion that ended 4 turns short).  π/2 per step is far beyond the accuracy of
-#: the schemes anyway; :meth:`bound_rotation_increments` sets tighter bounds.
-TURN_INCREMENT_LIMIT = np.pi / 2
 
 
 class OptimalControlProblem:
@@ -264,7 +258,7 @@ class OptimalControlProblem:
           cylindrical angle more than π from the start the number of turns is
           imposed by the row ``θ - π ≤ θ_N ≤ θ + π`` (``ocp.final_turns``) on the
           joint angle summed over the steps
-          (:mod:`pyomo_mbdyn.ocp.kinematics`) — inactive at the solution, it
+          (:mod:`pyomo_mbdyn.schemes.configuration_forms`) — inactive at the solution, it
           selects the turn.
 
         Raises :class:`~pyomo_mbdyn.errors.NotRepresentableError` where the form
@@ -282,123 +276,12 @@ class OptimalControlProblem:
         >>> m.dyn.final_configuration_form
         'nodes'
         """
-        from ..discretization import chart
-        from .kinematics import check_representable, dof_values, joint_kinds, reference_coordinates
+        from .kinematics import dof_values
 
         dyn, system = self.dyn, self.dyn.system
-        form = dyn.final_configuration_form
-        N = dyn.config.steps
-        if system.has_loops:
-            return self._fix_final_loop_configuration(joint_angles)
-        theta = dof_values(system, joint_angles, "fix_final_configuration")
-        previous = getattr(dyn, "_final_configuration_target", None)
-        if previous is not None:
-            raise ConfigurationError(
-                f"fix_final_configuration: the final configuration of the {dyn.scheme} block {dyn.name!r} is "
-                f"already fixed (θ = {previous}); a second call would override or contradict it — build a new "
-                f"problem (and block) for another target")
-        if form == "chart":
-            dyn._final_configuration_target = theta.tolist()
-            for j, name in enumerate(dyn.velocities):
-                dyn.theta[N, name].fix(theta[j])
-            if getattr(dyn, "absolute", False):  # q_k = F(θ_k): a step of θ by 2π is no motion
-                theta0 = reference_coordinates(dyn)
-                self._bound_turn_increments([name for j, name in enumerate(dyn.velocities)
-                                             if _is_rotation(name) and abs(theta[j] - theta0[j]) > np.pi])
-            return
-        theta0 = reference_coordinates(dyn)
-        turning = [name for j, name in enumerate(dyn.velocities)
-                   if _is_rotation(name) and abs(theta[j] - theta0[j]) > np.pi]
-        if form == "increments":
-            check_representable(dyn, list(dyn.velocities), "fix_final_configuration")
-            dyn._final_configuration_target = theta.tolist()
-            self._bound_turn_increments(turning)
-            for j, name in enumerate(dyn.velocities):
-                self.block.final_configuration.add(
-                    sum(dyn.w[i, name] for i in dyn.intervals) == float(theta[j] - theta0[j]))
-            return
-        kinds = joint_kinds(system)
-        check_representable(dyn, turning, f"fix_final_configuration (turns of {turning})")
-        q_f = np.asarray(chart(system, theta), float)
-        dyn._final_configuration_target = theta.tolist()
-        self._fix_final_nodes(q_f)
-        if turning:
-            coordinate = self.joint_coordinates()
-            target = dict(zip(dyn.velocities, theta))
-            self.block.final_turns = pyo.Constraint(
-                turning, rule=lambda b, name: (float(target[name] - np.pi), coordinate[N, name],
-                                               float(target[name] + np.pi)))
-            assert all(kinds[name][1] in ("revolute", "cylindrical") for name in turning)
-
-    def _fix_final_loop_configuration(self, joint_angles):
-        """``fix_final_configuration`` on a system with closed loops: the target names the
-        independent coordinates (``system.independent``; the dependent ones follow from loop
-        closure on the assembly branch of the initial configuration).  Increments form (rem,
-        dmocc): ``Σ_k w_k = θ - θ_0`` on the independent increments (the dependent increments are
-        fixed by the rows ``loop_closure``); nodes form (bem, dmocc_lm): ``q_N`` fixed to the closed
-        configuration reached by continuation
-        (:func:`~pyomo_mbdyn.mechanics.loops.move_independent`) and its active rows Φ(q_N)
-        deactivated.  Rotations beyond π from the start are refused (the branch and turn of a
-        loop are followed by continuation only up to there)."""
-        from ..mechanics.loops import move_independent
-        from .kinematics import dof_values, reference_coordinates
-
-        dyn, system = self.dyn, self.dyn.system
-        names = system.independent
+        names = system.independent if system.has_loops else None
         theta = dof_values(system, joint_angles, "fix_final_configuration", names)
-        if getattr(dyn, "_final_configuration_target", None) is not None:
-            raise ConfigurationError(
-                f"fix_final_configuration: the final configuration of the {dyn.scheme} block {dyn.name!r} is "
-                f"already fixed (θ = {dyn._final_configuration_target}); build a new problem for another target")
-        theta0 = dict(zip(system.velocities, reference_coordinates(dyn)))
-        delta = np.array([theta[a] - theta0[name] for a, name in enumerate(names)])
-        far = [name for a, name in enumerate(names) if _is_rotation(name) and abs(delta[a]) > np.pi]
-        if far:
-            raise NotRepresentableError(
-                f"fix_final_configuration on the {dyn.scheme} block {dyn.name!r}: {far} more than π from the "
-                f"start on a system with closed loops {system.layout['loop_joints']}; turns of a loop are not "
-                "supported — state a target within π of the initial configuration")
-        dyn._final_configuration_target = theta.tolist()
-        if dyn.final_configuration_form == "increments":
-            for a, name in enumerate(names):
-                self.block.final_configuration.add(sum(dyn.w[i, name] for i in dyn.intervals) == float(delta[a]))
-            return
-        if dyn.final_configuration_form != "nodes":
-            raise NotRepresentableError(f"fix_final_configuration: the {dyn.final_configuration_form} form of "
-                                        f"the {dyn.scheme} block cannot close loops")
-        q_f = move_independent(system, delta, dyn.q_initial)
-        self._fix_final_nodes(q_f)
-
-    def _fix_final_nodes(self, q_f):
-        """The nodes form: q_N = q_f fixed and its constraint rows Φ(q_N) deactivated (q_f fulfils
-        them; kept, they would repeat the fixed values and LICQ would fail)."""
-        dyn, N = self.dyn, self.dyn.config.steps
-        for idx, (name, c) in enumerate(dyn._coordinate_index()):
-            dyn.body[name].q[N, c].fix(q_f[idx])
-        for name in dyn.system.bodies:
-            if dyn.body[name].component("internal_constraint") is not None:
-                for r in dyn.body[name].internal:
-                    dyn.body[name].internal_constraint[N, r].deactivate()
-        for name in dyn.system.joints:
-            for r in dyn.joint[name].rows:
-                dyn.joint[name].joint_constraint[N, r].deactivate()
-
-    def _bound_turn_increments(self, names):
-        """|w_k| ≤ TURN_INCREMENT_LIMIT for the rotation coordinates ``names``: bounds of the
-        increment variables (rem, dmocc), else the rows ``ocp.turn_increment[k, name]`` on
-        θ_{k+1} - θ_k (absolute forms, where the dynamics see only q(θ))."""
-        dyn, limit = self.dyn, TURN_INCREMENT_LIMIT
-        if not names:
-            return
-        if dyn.component("w") is not None and isinstance(dyn.w, pyo.Var):
-            for name in names:
-                for i in dyn.intervals:
-                    w = dyn.w[i, name]
-                    w.setlb(max(-limit, w.lb if w.lb is not None else -np.inf))
-                    w.setub(min(limit, w.ub if w.ub is not None else np.inf))
-            return
-        self.block.turn_increment = pyo.Constraint(
-            dyn.intervals, names, rule=lambda b, i, name: (-limit, dyn.theta[i + 1, name] - dyn.theta[i, name], limit))
+        dyn.state_final_configuration(theta, self)
 
     def joint_coordinates(self):
         """The joint coordinates at the nodes, ``ocp.joint_coordinate[k, name]`` (rad, m).
@@ -406,20 +289,20 @@ class OptimalControlProblem:
         Measured from ``system.q0`` in every scheme, turns included: the chart
         coordinates θ_k (chart forms), ``θ_0 + Σ_{i<k} w_i`` (increment forms),
         the summed half-angle steps of the node configurations (node forms) —
-        see :mod:`pyomo_mbdyn.ocp.kinematics`.  Indexed by the coordinates the
+        see :mod:`pyomo_mbdyn.schemes.configuration_forms`.  Indexed by the coordinates the
         block can express (all in the chart forms); built on the first call.
         """
-        from .kinematics import _representable, coordinate_at_nodes, reference_coordinates
+        from ..schemes.configuration_forms import reference_coordinates
 
         existing = self.block.component("joint_coordinate")
         if existing is not None:
             return existing
-        dyn = self.dyn
-        names = [d for d in dyn.velocities if _representable(dyn, d) is None]
+        dyn, form = self.dyn, self.dyn.configuration_form
+        names = [d for d in dyn.velocities if form.reason(d) is None]
         theta0 = reference_coordinates(dyn)
         values = {}
         for name in names:
-            for k, expr in coordinate_at_nodes(dyn, name, theta0).items():
+            for k, expr in form.joint_coordinates(name, theta0).items():
                 values[k, name] = expr
         self.block.joint_coordinate = pyo.Expression(dyn.nodes, names, initialize=values)
         return self.block.joint_coordinate
@@ -494,11 +377,12 @@ class OptimalControlProblem:
         bounds (it is fixed).  A coordinate the scheme cannot express raises
         :class:`~pyomo_mbdyn.errors.NotRepresentableError`.
         """
-        from .kinematics import check_representable, joint_dofs, reference_coordinates
+        from ..schemes.configuration_forms import reference_coordinates
+        from .kinematics import joint_dofs
 
-        dyn = self.dyn
+        dyn, form = self.dyn, self.dyn.configuration_form
         dofs = joint_dofs(dyn.system, joint, "bound_joint")
-        check_representable(dyn, dofs, f"bound_joint({joint!r})")
+        form.check(dofs, f"bound_joint({joint!r})")
         lo = self._bounds_per("bound_joint", "lower", lower, dofs)
         hi = self._bounds_per("bound_joint", "upper", upper, dofs)
         theta0 = dict(zip(dyn.velocities, reference_coordinates(dyn)))
@@ -510,13 +394,7 @@ class OptimalControlProblem:
             if not ((lo[d] is None or lo[d] <= theta0[d] + 1e-12) and (hi[d] is None or theta0[d] <= hi[d] + 1e-12)):
                 raise ConfigurationError(f"bound_joint({joint!r}): the initial value {d} = {theta0[d]:.6g} lies "
                                          f"outside [{lo[d]}, {hi[d]}] (the initial state is fixed)")
-        if dyn.component("theta") is not None and isinstance(dyn.theta, pyo.Var):
-            for k in dyn.nodes:
-                if k == 0:
-                    continue
-                for d in dofs:
-                    dyn.theta[k, d].setlb(lo[d])
-                    dyn.theta[k, d].setub(hi[d])
+        if form.bound_joint(dofs, lo, hi):
             return
         coordinate = self.joint_coordinates()
         if self.block.component("joint_bound") is None:
@@ -633,79 +511,13 @@ class OptimalControlProblem:
           (see the module docstring); ``form`` is not taken.
         """
         dyn = self.dyn
-        N = dyn.config.steps
         drop = [drop] if isinstance(drop, str) else list(drop)
         unknown = [j for j in drop if j not in dyn.velocities]
         if unknown:
             raise ConfigurationError(f"require_final_rest: drop names {unknown}, which are not generalised "
                                      f"velocities of the {dyn.scheme} block; they are {list(dyn.velocities)}")
-        rest_form = dyn.record.final_rest
-        if form is not None:
-            if rest_form != "joint_rates" or not reduced:
-                raise ConfigurationError(
-                    f"require_final_rest: form={form!r} applies to the reduced rest of the lifted schemes "
-                    f"(bem, rem, rattle), not to the {dyn.scheme} block's {rest_form!r} rest"
-                    + ("" if reduced else " with reduced=False (all of v_N = 0)"))
-            if form not in ("momenta", "joint_rates"):
-                raise ConfigurationError(f"require_final_rest: form must be 'momenta' (P(q_N)ᵀ M v_N = 0, the "
-                                         f"default) or 'joint_rates' (B(q_N) v_N = 0), got {form!r}")
-            if form == "joint_rates" and not dyn.system.has_loops \
-                    and not getattr(dyn.system, "inputs_dual_to_null_space", True):
-                raise ConfigurationError(
-                    f"require_final_rest: form='joint_rates' needs inputs dual to the null space; {dyn.system} "
-                    f"has an input matrix B that is not a left inverse of P (use the default form 'momenta')")
-        if getattr(dyn, "_final_rest_required", False):
-            raise ConfigurationError(f"require_final_rest: already required on the {dyn.scheme} block "
-                                     f"{dyn.name!r}; the rows would be stated twice (redundant, LICQ fails)")
-        dyn._final_rest_required = True
         keep = [j for j in dyn.velocities if j not in set(drop)]
-        if rest_form == "chart_velocity":
-            for name in keep:
-                dyn.vt[N, name].fix(0.0)
-            return
-        if rest_form == "joint_rates":
-            loops = dyn.system.has_loops
-            if reduced and form == "joint_rates":
-                # the joint rates ν_N = B(q_N) v_N = 0 (with closed loops the independent rows
-                # E_iᵀ B_t(q_N) v_N = 0, the same in bem and rem)
-                q_N, v_N = dyn.q_array(N), dyn.v_array(N)
-                nu = matmul(dyn.system.control_matrix(q_N), as_array(v_N))
-                index = {name: j for j, name in enumerate(dyn.velocities)}
-                names = dyn.system.independent if loops else dyn.velocities
-                for name in names:
-                    if name in keep:
-                        self.block.final_rest.add(nu[index[name]] == 0)
-                return
-            if reduced:
-                # the dof rows P(q_N)ᵀ M v_N = 0 (ν_N = P⁺ v_N = 0 with the M-orthogonal left
-                # inverse P⁺ = (PᵀMP)⁻¹PᵀM): v_N ∈ M⁻¹ range(G(q_N)ᵀ), the node velocities that
-                # leave the configuration still; columns of P: ``independent`` (= velocities
-                # for a tree or a CoordinateSystem)
-                q_N, v_N = dyn.q_array(N), dyn.v_array(N)
-                momenta = matmul(matmul(dyn.system.null_space(q_N).T, dyn.system.mass_matrix()), as_array(v_N))
-                names = dyn.system.independent if loops else dyn.velocities
-                for j, name in enumerate(names):
-                    if name in keep:
-                        self.block.final_rest.add(momenta[j] == 0)
-                return
-            for name in dyn.system.bodies:
-                for c in dyn.body[name].coordinates:
-                    self.block.final_rest.add(dyn.body[name].v[N, c] == 0)
-            return
-        system, h = dyn.system, dyn.h
-        q_prev, q_N = dyn.q_array(N - 1), dyn.q_array(N)
-        _, D2 = lagrangian_slopes(system, h, q_prev, q_N)
-        reduced = matmul(system.null_space(q_N).T, as_array(D2))
-        u_full = {a: dyn.u[N - 1, a] for a in dyn.actuated}
-        if system.has_loops:  # Pᵀ Bᵀ u = Nᵀ u over the independent coordinates
-            forces = system.reduced_forces(q_N, [u_full.get(name, 0.0) for name in dyn.velocities])
-            for j, name in enumerate(system.independent):
-                if name in keep:
-                    self.block.final_rest.add(reduced[j] - 0.5 * h * forces[j] == 0)
-            return
-        for j, name in enumerate(dyn.velocities):
-            if name in keep:
-                self.block.final_rest.add(reduced[j] - 0.5 * h * u_full.get(name, 0.0) == 0)
+        dyn.state_final_rest(self.block.final_rest, keep, reduced=reduced, form=form)
 
     # -- which actuators to keep (mixed-integer) -------------------------------------
     def select_actuators(self, max_active, bound, cost=None, exactly=False):
@@ -804,20 +616,8 @@ class OptimalControlProblem:
         check_numeric(limit, "bound_rotation_increments: limit", "a positive number")
         if not limit > 0:
             raise ConfigurationError(f"bound_rotation_increments: limit must be positive, got {limit!r}")
-        rotations = [j for j in dyn.velocities if j.split(".", 1)[1].startswith(("w", "angle"))]
-        if isinstance(dyn.w, pyo.Var):
-            for j in rotations:
-                for i in dyn.intervals:
-                    dyn.w[i, j].setlb(-limit)
-                    dyn.w[i, j].setub(limit)
-            return
-        self.block.rotation_increment = pyo.Constraint(
-            dyn.intervals, rotations, rule=lambda b, i, j: (-limit, dyn.w[i, j], limit))
-
-
-def _is_rotation(name):
-    """A rotation coordinate: a joint angle or a rotation-vector component."""
-    return name.split(".", 1)[1].startswith(("w", "angle"))
+        rotations = [j for j in dyn.velocities if is_rotation(j)]
+        dyn.configuration_form.bound_increments(rotations, float(limit), self.block, "rotation_increment")
 
 
 def _bound_number(what, side, value, name):

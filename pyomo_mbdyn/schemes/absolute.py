@@ -27,6 +27,7 @@ from pyomo.common.config import ConfigValue, In
 from ..discretization import chart_coordinates, chart_replayed, chart_states
 from ..errors import ConfigurationError
 from .base import guess_chart_coordinates
+from .configuration_forms import AbsoluteChart
 
 __all__ = ["AbsoluteConfigurations", "declare_configurations"]
 
@@ -55,9 +56,10 @@ class AbsoluteConfigurations:
         return self.configurations == "absolute"
 
     @property
-    def final_configuration_form(self):
-        """``"chart"`` (θ_N fixed) in the absolute form, else the record's default."""
-        return "chart" if self.absolute else super().final_configuration_form
+    def configuration_form(self):
+        """:class:`~pyomo_mbdyn.schemes.configuration_forms.AbsoluteChart` (θ_N fixed) in the
+        absolute form, else the block's lifted form."""
+        return AbsoluteChart(self) if self.absolute else super().configuration_form
 
     def _add_chart_variables(self, increments=False):
         """``theta[k, j]`` at every node; with ``increments`` also the Expressions

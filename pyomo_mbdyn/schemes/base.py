@@ -606,12 +606,51 @@ class MultibodyBlockData(SchemeBlockData):
         """How node configurations are stated: ``"lifted"`` (variables) unless the block says otherwise."""
         return self.config.configurations if "configurations" in self.config else "lifted"
 
+    #: the :class:`~pyomo_mbdyn.schemes.configuration_forms.ConfigurationForm` of the block's unknowns
+    CONFIGURATION_FORM = None
+    #: how the block states rest at t_N (a :class:`~pyomo_mbdyn.schemes.final_rest.FinalRest`)
+    FINAL_REST = None
+
+    @property
+    def configuration_form(self):
+        """How the block's unknowns carry the joint coordinates (chart, increments or nodes;
+        :mod:`pyomo_mbdyn.schemes.configuration_forms`): what the problem statements compose."""
+        return self.CONFIGURATION_FORM(self)
+
     @property
     def final_configuration_form(self):
-        """How ``fix_final_configuration`` states the final configuration on this block
-        (the first of the record's ``final_configuration`` forms unless the block's
-        options choose another)."""
-        return self.record.final_configuration[0] if self.record.final_configuration else None
+        """The name of :attr:`configuration_form` (one of the record's ``final_configuration``)."""
+        return self.configuration_form.name
+
+    @property
+    def final_rest(self):
+        """How the block states rest at t_N (:mod:`pyomo_mbdyn.schemes.final_rest`)."""
+        return self.FINAL_REST(self)
+
+    @property
+    def final_configuration_target(self):
+        """The joint coordinates θ_N stated by :meth:`state_final_configuration` (None before)."""
+        return getattr(self, "_final_configuration_target", None)
+
+    def state_final_configuration(self, theta, problem):
+        """θ_N = ``theta`` in the block's :attr:`configuration_form`, rows on ``problem.block``;
+        once per block (a second target would override or contradict the first)."""
+        if self.final_configuration_target is not None:
+            raise ConfigurationError(
+                f"fix_final_configuration: the final configuration of the {self.scheme} block {self.name!r} is "
+                f"already fixed (θ = {self.final_configuration_target}); a second call would override or "
+                f"contradict it — build a new problem (and block) for another target")
+        self.configuration_form.state_final_configuration(theta, problem)
+        self._final_configuration_target = [float(x) for x in theta]
+
+    def state_final_rest(self, rows, keep, reduced=True, form=None):
+        """Rest at t_N for the generalised velocities ``keep`` as the block's :attr:`final_rest`
+        states it, rows added to ``rows``; once per block (twice would repeat rows: LICQ fails)."""
+        if getattr(self, "_final_rest_required", False):
+            raise ConfigurationError(f"require_final_rest: already required on the {self.scheme} block "
+                                     f"{self.name!r}; the rows would be stated twice (redundant, LICQ fails)")
+        self.final_rest.state(rows, keep, reduced=reduced, form=form)
+        self._final_rest_required = True
 
     @property
     def rotation(self):

@@ -22,6 +22,8 @@ from pyomo.common.config import Bool, ConfigValue
 
 from ..discretization import bem_residuals
 from .absolute import ABSOLUTE_DESCRIPTION, AbsoluteConfigurations, declare_configurations
+from .configuration_forms import Nodes
+from .final_rest import MomentumRest
 from .base import MultibodyBlockData, declare_rotation, declare_scheme_block, multibody_config
 
 __all__ = ["BEMBlock", "BEMBlockData"]
@@ -57,6 +59,8 @@ class BEMBlockData(AbsoluteConfigurations, MultibodyBlockData):
     """
 
     scheme = "bem"
+    CONFIGURATION_FORM = Nodes
+    FINAL_REST = MomentumRest
     CONFIG = declare_configurations(
         declare_rotation(multibody_config()), ("lifted", "absolute"), "lifted",
         "'lifted': node configurations as variables with Φ(q_{k+1}) = 0 as equations; "

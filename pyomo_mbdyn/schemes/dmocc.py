@@ -38,12 +38,16 @@ import pyomo.environ as pyo
 
 from ..discretization import dmocc_lm_residuals, dmocc_residuals
 from .absolute import AbsoluteConfigurations, declare_configurations
+from .configuration_forms import Increments, Nodes
+from .final_rest import LegendreRest
 from .base import MultibodyBlockData, declare_rotation, declare_scheme_block, multibody_config
 
 __all__ = ["DMOCCBlock", "DMOCCLMBlock"]
 
 
 class _VariationalBlockData(MultibodyBlockData):
+    FINAL_REST = LegendreRest
+
     def _recover_velocities(self, q, u):
         """v_0 and the projected discrete Legendre transform at the other nodes (DMOCC 3.16)."""
         return self.record.step.node_velocities(self.system, self.step_length, q, u, self.v_initial)
@@ -83,6 +87,7 @@ class DMOCCLMBlockData(_VariationalBlockData):
     """
 
     scheme = "dmocc_lm"
+    CONFIGURATION_FORM = Nodes
 
     def _add_scheme_variables(self):
         self._add_interval_multipliers()  # node multipliers λ_k, k = 0..N-1
@@ -136,6 +141,7 @@ class DMOCCBlockData(AbsoluteConfigurations, _VariationalBlockData):
     """
 
     scheme = "dmocc"
+    CONFIGURATION_FORM = Increments
     CONFIG = declare_configurations(
         declare_rotation(multibody_config()), ("lifted", "minimal", "absolute"), "lifted",
         "Node configurations as variables with reparametrisation equations "

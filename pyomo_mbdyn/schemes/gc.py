@@ -30,6 +30,8 @@ from ..discretization import chart_coordinates, chart_jets, chart_states, chart_
 from ..discretization.charts import chart_state
 from ..discretization.common import applied, compiled_function
 from ..errors import ConfigurationError
+from .configuration_forms import Chart
+from .final_rest import ChartVelocityRest
 from .base import (MultibodyBlockData, declare_rotation, declare_scheme_block, guess_chart_coordinates,
                    multibody_config)
 
@@ -121,6 +123,8 @@ class GCBlockData(MultibodyBlockData):
     """
 
     scheme = "gc"
+    CONFIGURATION_FORM = Chart
+    FINAL_REST = ChartVelocityRest
     CONFIG = declare_rotation(multibody_config())
     CONFIG.declare("configurations", ConfigValue(
         default="chart", domain=In(["chart", "lifted"]),

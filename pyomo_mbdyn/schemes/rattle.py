@@ -18,6 +18,8 @@ The equations are :func:`pyomo_mbdyn.discretization.rattle.rattle_residuals`.
 import pyomo.environ as pyo
 
 from ..discretization.rattle import rattle_residuals
+from .configuration_forms import Nodes
+from .final_rest import MomentumRest
 from .base import MultibodyBlockData, declare_scheme_block
 
 __all__ = ["RATTLEBlock", "RATTLEBlockData"]
@@ -28,6 +30,8 @@ class RATTLEBlockData(MultibodyBlockData):
     """RATTLE (constrained Störmer–Verlet) with the multipliers λ and μ of its two half steps."""
 
     scheme = "rattle"
+    CONFIGURATION_FORM = Nodes
+    FINAL_REST = MomentumRest
 
     def _add_scheme_variables(self):
         self._add_interval_multipliers()  # λ: body[b].lam, joint[j].lam

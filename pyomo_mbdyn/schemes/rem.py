@@ -25,6 +25,8 @@ import pyomo.environ as pyo
 
 from ..discretization import rem_residuals
 from .absolute import ABSOLUTE_DESCRIPTION, AbsoluteConfigurations, declare_configurations
+from .configuration_forms import Increments
+from .final_rest import MomentumRest
 from .base import MultibodyBlockData, declare_rotation, declare_scheme_block, multibody_config
 
 __all__ = ["REMBlock", "REMBlockData"]
@@ -61,6 +63,8 @@ class REMBlockData(AbsoluteConfigurations, MultibodyBlockData):
     """
 
     scheme = "rem"
+    CONFIGURATION_FORM = Increments
+    FINAL_REST = MomentumRest
     CONFIG = declare_configurations(
         declare_rotation(multibody_config()), ("lifted", "absolute"), "lifted",
         "'lifted': node configurations as variables with the reparametrisation "
