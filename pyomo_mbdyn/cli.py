@@ -16,7 +16,7 @@ JSON-typed (``--set case=time``, ``--set distance=2.5``); an unknown key is
 refused with the list of the model's options (``pyomo-mbdyn list --options MODEL``
 lists them).  After the solve ``--save FILE`` writes the trajectory archive
 (``"saved"`` in the JSON), ``--plot DIR`` the model's figures (PNG) and ``--html FILE`` an interactive 3-D view
-(:func:`pyomo_mbdyn.html_view.animate_html`; ``"html"`` in the JSON); a failure
+(:func:`pyomo_mbdyn.plotting.animate_html`; ``"html"`` in the JSON); a failure
 to write them leaves the result standing, adds ``error`` to it and exits 1.
 
 With ``--steps N`` of at least ``2 × REFINE_FROM`` (:data:`pyomo_mbdyn.ocp.solve.REFINE_FROM`,
@@ -244,7 +244,7 @@ def _cmd_run(args):
             plot_error = failed if plot_error is None else f"{plot_error}; {failed}"
     html = None
     if args.html is not None:
-        from .html_view import animate_html
+        from .plotting import animate_html
 
         try:
             title = f"{args.model}: {result.get('scheme')}, N = {result.get('steps')}, {result.get('status')}"

@@ -19,7 +19,7 @@ import pytest
 from pyomo_mbdyn import figures, plotting, results
 from pyomo_mbdyn.atomic import atomic_path, atomic_write, file_kind
 from pyomo_mbdyn.errors import DestinationError, MissingFileError, ResultsFileError
-from pyomo_mbdyn.html_view import animate_html
+from pyomo_mbdyn.plotting import animate_html
 from pyomo_mbdyn.mechanics import MultibodySystem, PointMass, Revolute, RigidBody, Spherical
 from pyomo_mbdyn.simulate import simulate
 from pyomo_mbdyn.trajectory import Trajectory, check_destination

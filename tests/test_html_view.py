@@ -23,7 +23,7 @@ from PIL import Image
 
 from pyomo_mbdyn.cli import main
 from pyomo_mbdyn.errors import ConfigurationError, DestinationError, InputTypeError
-from pyomo_mbdyn.html_view import BODY_COLORS, DIRECTOR_COLORS, animate_html
+from pyomo_mbdyn.plotting import BODY_COLORS, DIRECTOR_COLORS, animate_html
 from pyomo_mbdyn.mechanics import MultibodySystem, PointMass, Revolute, RigidBody, Spherical
 from pyomo_mbdyn.plotting import animate_html as exported
 from pyomo_mbdyn.simulate import simulate

@@ -126,7 +126,7 @@ def test_auto_offset_lays_a_motion_in_place_out_on_a_grid(motion):
     ax = plotting.plot_snapshots(system, traj.q, offset="auto")
     # 5 snapshots in reading order on 3 columns, 1.25 sizes apart: x from 0 to 2 spacings, one row down
     assert ax.snapshot_nodes == [0, 1, 2, 3, 4]
-    spacing = 1.25 * max(np.ptp(plotting._points_of(system, qk[None]), axis=0).max() for qk in traj.q)
+    spacing = 1.25 * max(np.ptp(plotting.geometry.points_of(system, qk[None]), axis=0).max() for qk in traj.q)
     centres = _drawn_points(ax)[[len(_segments(ax)) * 2 + i for i in range(5)]]  # the body markers, in order
     np.testing.assert_allclose(centres, [[0, 0, 0], [spacing, 0, 0], [2 * spacing, 0, 0], [0, 0, -spacing],
                                          [spacing, 0, -spacing]], atol=1e-12)
@@ -149,7 +149,7 @@ def test_snapshots_reject_bad_input(motion):
     with pytest.raises(ConfigurationError, match="outside the grid"):
         plotting.plot_snapshots(system, motion.q, times=[2.0], t=motion.t)
     with pytest.raises(ConfigurationError, match="3-D axes"):
-        plotting.plot_snapshots(system, motion.q, ax=plotting._new_figure().add_subplot())
+        plotting.plot_snapshots(system, motion.q, ax=plotting.canvas.new_figure().add_subplot())
     with pytest.raises(ConfigurationError, match="NaN"):
         plotting.plot_snapshots(system, np.full_like(motion.q, np.nan))
     with pytest.raises(TypeError, match="MultibodySystem"):
@@ -349,7 +349,7 @@ def test_controls_are_labelled_per_actuator_unit():
     assert [x.get_text() for x in bottom.get_legend().get_texts()] == ["winch.beta [N m]"]
     assert bottom.get_xlabel() == "t [s]"
     # one axes given: one y label listing both units, the legend naming each
-    ax = plotting._new_figure().add_subplot()
+    ax = plotting.canvas.new_figure().add_subplot()
     plotting.plot_controls(t, u, ["trolley.s", "winch.beta"], ax=ax)
     assert ax.get_ylabel() == "u = −(applied generalised force) [N, N m]"
     assert [x.get_text() for x in ax.get_legend().get_texts()] == ["trolley.s [N]", "winch.beta [N m]"]

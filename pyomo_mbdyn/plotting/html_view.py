@@ -8,7 +8,7 @@ no CDN, no Python).  The page holds
 * on the left, a 3-D scene in metres (equal aspect, a cube around everything the
   motion reaches) that the user rotates, zooms and pans with the mouse; the bodies
   are drawn as :mod:`pyomo_mbdyn.plotting` draws them (the same geometry
-  functions): a rigid body is its equivalent box in the body's colour with its
+  functions, :mod:`pyomo_mbdyn.plotting.geometry`): a rigid body is its equivalent box in the body's colour with its
   director triad d₁, d₂, d₃ in red, green and blue, a point mass a dot; joints
   are white markers at their joint points with grey lines to the centres of
   mass; a thin line in the body's colour is the path of its centre of mass up
@@ -39,16 +39,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .atomic import atomic_write
-from .errors import ConfigurationError, InputTypeError
-from .trajectory import Trajectory, check_destination, unit
+from ..atomic import atomic_write
+from ..errors import ConfigurationError, InputTypeError
+from ..trajectory import Trajectory, check_destination, unit
+from .geometry import (BODY_COLORS, DIRECTOR_COLORS, as_configurations, body_color, body_geometry, box_edges,
+                       joint_geometry, points_of)
 
 __all__ = ["animate_html", "html_figure", "BODY_COLORS", "DIRECTOR_COLORS"]
 
-#: body colours: matplotlib's tab10 without tab:blue, tab:green and tab:red
-BODY_COLORS = ("#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
-#: d₁, d₂, d₃: tab:red, tab:green, tab:blue, as in :mod:`pyomo_mbdyn.plotting`
-DIRECTOR_COLORS = ("#d62728", "#2ca02c", "#1f77b4")
 _JOINT_COLOR = "#333333"
 _MARKER_COLOR = "#444444"
 #: shortest time a frame is shown during playback (ms): 25 frames per second at most
@@ -60,7 +58,7 @@ _PANEL_DOMAIN = (0.62, 0.86)  # the legends of the panels stand to their right
 # -- inputs -----------------------------------------------------------------------
 def _trajectory_and_system(trajectory, system):
     """The :class:`Trajectory` to draw and its system, or a clear error."""
-    from .mechanics import MultibodySystem
+    from ..mechanics import MultibodySystem
 
     if not isinstance(trajectory, Trajectory):
         if callable(getattr(trajectory, "trajectory", None)) and hasattr(trajectory, "system"):
@@ -79,9 +77,7 @@ def _trajectory_and_system(trajectory, system):
             f"animate_html draws bodies in space; {getattr(system, 'name', system)!r} is a "
             f"{type(system).__name__} of generalised coordinates with no bodies to draw: plot its "
             "coordinates with pyomo_mbdyn.plotting.plot_coordinates (or `pyomo-mbdyn run MODEL --plot DIR`)")
-    from .plotting import _configurations
-
-    _configurations(system, trajectory.q)  # shape and finite values, before anything is written
+    as_configurations(system, trajectory.q)  # shape and finite values, before anything is written
     if trajectory.steps < 1:
         raise ConfigurationError("animate_html: the trajectory has a single node; a motion needs N ≥ 1 steps")
     t = np.asarray(trajectory.t, dtype=float)
@@ -114,10 +110,6 @@ def _polyline(segments):
     return xyz
 
 
-def _body_color(b):
-    return BODY_COLORS[b % len(BODY_COLORS)]
-
-
 def _scene_traces(system, q, centres, k):
     """The scene's traces at node ``k`` (same number and order at every node): per body
     its box (or dot) and the path of its centre of mass up to k (``centres[j, b]``, the
@@ -125,17 +117,15 @@ def _scene_traces(system, q, centres, k):
     points; the centres of mass."""
     import plotly.graph_objects as go
 
-    from .plotting import _box_edges, body_geometry, joint_geometry
-
     bodies = body_geometry(system, q[k])
     traces = []
     for b, (name, phi, D, a) in enumerate(bodies):
-        color = _body_color(b)
+        color = body_color(b)
         if D is None:
             traces.append(go.Scatter3d(x=[phi[0]], y=[phi[1]], z=[phi[2]], mode="markers", name=name,
                                        legendgroup=name, marker=dict(size=6, color=color)))
         else:
-            x, y, z = _polyline(_box_edges(phi, D, a))
+            x, y, z = _polyline(box_edges(phi, D, a))
             traces.append(go.Scatter3d(x=x, y=y, z=z, mode="lines", name=name, legendgroup=name,
                                        line=dict(color=color, width=5)))
         path = centres[: k + 1, b]
@@ -163,7 +153,7 @@ def _scene_traces(system, q, centres, k):
     traces.append(go.Scatter3d(x=centres[k, :, 0], y=centres[k, :, 1], z=centres[k, :, 2], mode="markers",
                                showlegend=False, text=[name for name, *_ in bodies],
                                hovertemplate="%{text}: centre of mass<extra></extra>",
-                               marker=dict(size=4, color=[_body_color(b) for b in range(len(bodies))])))
+                               marker=dict(size=4, color=[body_color(b) for b in range(len(bodies))])))
     for trace in traces:
         trace.update(scene="scene", legend="legend")
     return traces
@@ -171,9 +161,7 @@ def _scene_traces(system, q, centres, k):
 
 def _scene_layout(system, q):
     """A cube around every point drawn at every node, axes in metres."""
-    from .plotting import _points_of
-
-    points = _points_of(system, q)
+    points = points_of(system, q)
     lo, hi = points.min(axis=0), points.max(axis=0)
     centre, half = (lo + hi) / 2, (hi - lo).max() / 2
     half = half * 1.1 if half > 0 else 1.0
@@ -226,7 +214,7 @@ def _energy_traces(trajectory, system):
     """T + V and T + V + W (+ D) over t (axis x3/y3), in J; ``(traces, y range)``."""
     import plotly.graph_objects as go
 
-    from .diagnostics import conservation_table
+    from ..diagnostics import conservation_table
 
     table = conservation_table(system, trajectory.h, trajectory.q, trajectory.v, trajectory.nu, trajectory.u)
     t = np.asarray(trajectory.t, float)
@@ -272,9 +260,7 @@ def html_figure(trajectory, system=None, title=None):
 
     trajectory, system = _trajectory_and_system(trajectory, system)
     _check_title(title)
-    from .plotting import _configurations, body_geometry
-
-    q = _configurations(system, trajectory.q)
+    q = as_configurations(system, trajectory.q)
     centres = np.array([[phi for _, phi, _, _ in body_geometry(system, qk)] for qk in q])
     t = np.asarray(trajectory.t, dtype=float)
     N = trajectory.steps
