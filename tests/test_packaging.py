@@ -108,6 +108,10 @@ def test_wheel_holds_package_models_and_driver(dists):
     assert "pyomo_mbdyn/models/pendulum.py" in models
     assert models - names == set()
     assert "pyomo_mbdyn/solvers/ampl_driver.py" in names
+    # every module of the source tree, subpackages included (setup.cfg lists packages by name)
+    sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "pyomo_mbdyn").rglob("*.py")}
+    assert "pyomo_mbdyn/plotting/geometry.py" in sources
+    assert sources - names == set()
     assert f"pyomo_mbdyn-{_version_in_source()}.dist-info/licenses/LICENSE" in names
     assert not {n for n in names if n.startswith(("tests/", "notebooks/", "docs/", "benchmarks/", "models/"))}
 
