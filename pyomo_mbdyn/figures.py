@@ -18,7 +18,7 @@ from . import plotting
 from .atomic import atomic_write
 from .errors import ConfigurationError
 from .mechanics import MultibodySystem
-from .schemes.base import coordinate_names
+from .mechanics.system import coordinate_names
 
 __all__ = ["model_figures", "paper_figures"]
 

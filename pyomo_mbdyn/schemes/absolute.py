@@ -26,7 +26,7 @@ from pyomo.common.config import ConfigValue, In
 
 from ..discretization import chart_coordinates, chart_replayed, chart_states
 from ..errors import ConfigurationError
-from .base import guess_chart_coordinates
+from .guesses import guess_chart_coordinates
 from .configuration_forms import AbsoluteChart
 
 __all__ = ["AbsoluteConfigurations", "declare_configurations"]

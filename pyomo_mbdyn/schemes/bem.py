@@ -24,7 +24,8 @@ from ..discretization import bem_residuals
 from .absolute import ABSOLUTE_DESCRIPTION, AbsoluteConfigurations, declare_configurations
 from .configuration_forms import Nodes
 from .final_rest import MomentumRest
-from .base import MultibodyBlockData, declare_rotation, declare_scheme_block, multibody_config
+from .base import MultibodyBlockData
+from .options import declare_rotation, declare_scheme_block, multibody_config
 
 __all__ = ["BEMBlock", "BEMBlockData"]
 

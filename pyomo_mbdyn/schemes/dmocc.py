@@ -40,7 +40,8 @@ from ..discretization import dmocc_lm_residuals, dmocc_residuals
 from .absolute import AbsoluteConfigurations, declare_configurations
 from .configuration_forms import Increments, Nodes
 from .final_rest import LegendreRest
-from .base import MultibodyBlockData, declare_rotation, declare_scheme_block, multibody_config
+from .base import MultibodyBlockData
+from .options import declare_rotation, declare_scheme_block, multibody_config
 
 __all__ = ["DMOCCBlock", "DMOCCLMBlock"]
 

@@ -22,7 +22,9 @@ from ..mechanics.hamiltonian import HamiltonianSystem
 from ..mechanics.linalg import shared, sharing
 from ..mechanics.numeric import check_numeric
 from ..trajectory import Trajectory
-from .base import SchemeBlockData, column_order, declare_free_horizon, declare_scheme_block, grid_config
+from .base import SchemeBlockData
+from .guesses import column_order
+from .options import declare_free_horizon, declare_scheme_block, grid_config
 from .structure import check_structure, expression_value
 
 logger = logging.getLogger("pyomo_mbdyn.schemes")

@@ -32,8 +32,9 @@ from ..discretization.common import applied, compiled_function
 from ..errors import ConfigurationError
 from .configuration_forms import Chart
 from .final_rest import ChartVelocityRest
-from .base import (MultibodyBlockData, declare_rotation, declare_scheme_block, guess_chart_coordinates,
-                   multibody_config)
+from .base import MultibodyBlockData
+from .guesses import guess_chart_coordinates
+from .options import declare_rotation, declare_scheme_block, multibody_config
 
 __all__ = ["GCBlock", "chain_inverse_dynamics"]
 

@@ -18,7 +18,9 @@ from ..errors import ConfigurationError, InputTypeError
 from ..discretization.quaternion import QuaternionTop, director_trajectory, quaternion_residuals
 from ..simulate.stepper import check_initial_state
 from ..trajectory import Trajectory, column_names
-from .base import SchemeBlockData, column_order, declare_scheme_block, multibody_config
+from .base import SchemeBlockData
+from .guesses import column_order
+from .options import declare_scheme_block, multibody_config
 
 __all__ = ["QuaternionBlock", "quaternion_state"]
 

@@ -20,7 +20,8 @@ import pyomo.environ as pyo
 from ..discretization.rattle import rattle_residuals
 from .configuration_forms import Nodes
 from .final_rest import MomentumRest
-from .base import MultibodyBlockData, declare_scheme_block
+from .base import MultibodyBlockData
+from .options import declare_scheme_block
 
 __all__ = ["RATTLEBlock", "RATTLEBlockData"]
 

@@ -27,7 +27,8 @@ from ..discretization import rem_residuals
 from .absolute import ABSOLUTE_DESCRIPTION, AbsoluteConfigurations, declare_configurations
 from .configuration_forms import Increments
 from .final_rest import MomentumRest
-from .base import MultibodyBlockData, declare_rotation, declare_scheme_block, multibody_config
+from .base import MultibodyBlockData
+from .options import declare_rotation, declare_scheme_block, multibody_config
 
 __all__ = ["REMBlock", "REMBlockData"]
 

@@ -409,7 +409,7 @@ def _check_components(block):
 
 
 def _uniform_groups(block):
-    """The :class:`~pyomo_mbdyn.schemes.base.UniformResiduals` offered by the active
+    """The :class:`~pyomo_mbdyn.schemes.residuals.UniformResiduals` offered by the active
     blocks under ``block`` (any block with a ``uniform_residuals()`` method), each
     reduced to the keys whose rows are all active and unchanged."""
     groups, claimed = [], set()
@@ -446,7 +446,7 @@ def translate(block, solver_name="casadi", skip_trivial_constraints=False, struc
     structured : bool
         Evaluate the equations that scheme blocks state at every interval as
         one CasADi Function mapped over the intervals (see
-        :meth:`~pyomo_mbdyn.schemes.base.MultibodyBlockData.uniform_residuals`);
+        :meth:`~pyomo_mbdyn.schemes.residuals.IntervalResiduals.uniform_residuals`);
         the NLP is then a CasADi MX graph.  With False every constraint is
         walked into one flat SX graph.  Both give the same NLP.
 
