@@ -25,7 +25,7 @@ WITH_EXAMPLES = ["pyomo_mbdyn.atomic", "pyomo_mbdyn.balance", "pyomo_mbdyn.diagn
                  "pyomo_mbdyn.discretization.variational",
                  "pyomo_mbdyn.mechanics.bodies", "pyomo_mbdyn.mechanics.examples", "pyomo_mbdyn.mechanics.hamiltonian",
                  "pyomo_mbdyn.mechanics.joints", "pyomo_mbdyn.mechanics.linalg", "pyomo_mbdyn.mechanics.loops",
-                 "pyomo_mbdyn.mechanics.numeric",
+                 "pyomo_mbdyn.mechanics.numeric", "pyomo_mbdyn.mechanics.protocol",
                  "pyomo_mbdyn.mechanics.system", "pyomo_mbdyn.mechanics.urdf",
                  "pyomo_mbdyn.ocp.actuators", "pyomo_mbdyn.ocp.costates", "pyomo_mbdyn.ocp.dnco",
                  "pyomo_mbdyn.ocp.guess", "pyomo_mbdyn.ocp.problem", "pyomo_mbdyn.ocp.solve",

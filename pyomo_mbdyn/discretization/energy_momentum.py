@@ -133,7 +133,7 @@ def rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation="exp"):
     friction = efforts(system, nu, [0.0] * system.n_velocities)
     inner = shared_array(M * (v1 - v0) + (matmul(B.T, friction) + system.potential_gradient()) * h)
     u_full = as_array(np.array(full_controls(system, u), dtype=object))
-    if getattr(system, "inputs_dual_to_null_space", True):
+    if system.inputs_dual_to_null_space:
         reduced_u = u_full
     else:
         reduced_u = matmul(P.T, matmul(B.T, u_full))

@@ -29,7 +29,7 @@ __all__ = ["OneStep", "TwoStep", "ChartStep", "BEM_STEP", "REM_STEP", "DMOCC_STE
 
 def layout(step, system):
     """``[(name, slice)]`` of the step's unknowns in one vector, and its length."""
-    sizes = {"n": system.n, "m": getattr(system, "m_active", system.m), "dof": system.n_velocities}
+    sizes = {"n": system.n, "m": system.m_active, "dof": system.n_velocities}
     out, start = [], 0
     for name, size in step.unknowns:
         out.append((name, slice(start, start + sizes[size])))

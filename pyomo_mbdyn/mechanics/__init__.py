@@ -19,12 +19,13 @@ from .joints import (
 from .coordinates import CoordinateSystem
 from .hamiltonian import HamiltonianSystem
 from .linalg import contravariant, hat, rotation_cayley, rotation_exp, sin_cos, trig
+from .protocol import ConstrainedSystem, System
 from .system import MultibodySystem
 
 __all__ = [
     "Body", "RigidBody", "PointMass",
     "Joint", "Spherical", "Revolute", "Prismatic", "Cylindrical", "Planar", "Universal",
     "Fixed", "GROUND",
-    "MultibodySystem", "CoordinateSystem", "HamiltonianSystem",
+    "MultibodySystem", "CoordinateSystem", "HamiltonianSystem", "System", "ConstrainedSystem",
     "hat", "rotation_exp", "rotation_cayley", "contravariant", "sin_cos", "trig",
 ]

@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import AssemblyError, ConfigurationError
 from .linalg import as_array, dependent_rows
 from .numeric import check_numeric
+from .protocol import ConstrainedSystem
 
 __all__ = ["CoordinateSystem", "CoordinateGroup", "ConstraintGroup"]
 
@@ -66,7 +67,7 @@ class ConstraintGroup:
         return f"ConstraintGroup({self.name!r}, {self.n_constraints} rows)"
 
 
-class CoordinateSystem:
+class CoordinateSystem(ConstrainedSystem):
     """A holonomic system in redundant coordinates, given by its formulas.
 
     Parameters
@@ -140,12 +141,6 @@ class CoordinateSystem:
         return sum(j.n_constraints for j in self.joints.values())
 
     @property
-    def n_velocities(self):
-        return len(self._velocities)
-
-    dof = n_velocities
-
-    @property
     def velocities(self):
         return list(self._velocities)
 
@@ -156,10 +151,6 @@ class CoordinateSystem:
     @property
     def actuated(self):
         return [a for a in self._velocities if a in self._inputs]
-
-    @property
-    def actuated_indices(self):
-        return [self._velocities.index(a) for a in self.actuated]
 
     @property
     def friction(self):
@@ -209,42 +200,6 @@ class CoordinateSystem:
 
     def null_space(self, q):
         return np.asarray(self._null_space(q), dtype=object).reshape(self.n, self.n_velocities)
-
-    # -- the loop interface of MultibodySystem (no loops here: every row is active) -----
-    has_loops = False
-    dropped_constraints = ()
-    loop_reduction = None
-
-    @property
-    def independent(self):
-        return list(self._velocities)
-
-    @property
-    def dependent(self):
-        return []
-
-    @property
-    def active_rows(self):
-        return list(range(self.m))
-
-    @property
-    def m_active(self):
-        return self.m
-
-    def active_labels(self):
-        return self.constraint_labels()
-
-    def active_constraints(self, q):
-        return self.constraints(q)
-
-    def active_jacobian(self, q):
-        return self.constraint_jacobian(q)
-
-    def loop_constraints(self, q):
-        return np.zeros(0)
-
-    def tree_null_space(self, q):
-        return self.null_space(q)
 
     def control_matrix(self, q_mid=None, contravariant=True):
         """B (dof × n): the input rows on the actuated velocities, zero rows elsewhere."""

@@ -8,12 +8,13 @@ and V(q); derivatives are CasADi's, computed once and replayed in any backend
 import numpy as np
 
 from ..errors import ConfigurationError
+from .protocol import System
 from .replay import backend_of, replay
 
 __all__ = ["HamiltonianSystem"]
 
 
-class HamiltonianSystem:
+class HamiltonianSystem(System):
     """H(q, p) = ½ pᵀ M(q)⁻¹ p + V(q) with n degrees of freedom.
 
     Parameters
@@ -46,9 +47,6 @@ class HamiltonianSystem:
     >>> float(pendulum.hamiltonian(np.array([0.0, 2.0])))
     2.0
     """
-
-    #: no kinematic loops (the attribute every system has: MultibodySystem, CoordinateSystem)
-    has_loops = False
 
     def __init__(self, n, mass_matrix, potential, names=None, name="system"):
         import casadi as ca

@@ -39,6 +39,7 @@ from .joints import GROUND, Joint
 from .linalg import as_array, dependent_rows, matmul, shared_array
 from .loops import loop_basis, loop_reduction
 from .numeric import check_numeric
+from .protocol import ConstrainedSystem
 
 __all__ = ["MultibodySystem"]
 
@@ -63,7 +64,7 @@ def _vstack(blocks, ncols):
     return as_array(np.vstack([b.reshape(b.shape[0], ncols) for b in blocks]))
 
 
-class MultibodySystem:
+class MultibodySystem(ConstrainedSystem):
     """A multibody system.
 
     Parameters

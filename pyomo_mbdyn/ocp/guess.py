@@ -192,8 +192,8 @@ def _chart_trajectory(system, h, theta, contravariant, q=None):
     grad_V = np.asarray(system.potential_gradient(), float)
     K = np.asarray(system.friction, float)
     act = list(system.actuated_indices)
-    m, dof = getattr(system, "m_active", system.m), system.n_velocities
-    rows = getattr(system, "active_rows", list(range(system.m)))
+    m, dof = system.m_active, system.n_velocities
+    rows = system.active_rows
     lam, u, nu = np.zeros((N, m)), np.zeros((N, len(act))), np.zeros((N, dof))
     for k in range(N):
         q_mid, v_mid = 0.5 * (q[k] + q[k + 1]), 0.5 * (v[k] + v[k + 1])

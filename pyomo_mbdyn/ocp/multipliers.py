@@ -93,7 +93,7 @@ def _midpoints(dyn):
 
 
 def _dual_to_null_space(dyn):
-    return getattr(dyn.system, "inputs_dual_to_null_space", True)
+    return dyn.system.inputs_dual_to_null_space
 
 
 def rem_from_bem(dyn, lam_bem):

@@ -47,7 +47,7 @@ from pyomo.core.base.block import BlockData
 
 from ..discretization.registry import record
 from ..errors import ConfigurationError, LoopReductionError, MbdynError
-from ..mechanics import CoordinateSystem, MultibodySystem
+from ..mechanics import ConstrainedSystem
 from ..mechanics.linalg import name_next, sharing
 from ..mechanics.system import coordinate_names
 from ..simulate.stepper import check_initial_state
@@ -295,9 +295,9 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
 
     def _check_system(self):
         system, rec = self.system, self.record
-        if not isinstance(system, (MultibodySystem, CoordinateSystem)):
-            raise ConfigurationError(f"{self.scheme} block: expected a MultibodySystem or CoordinateSystem, "
-                                     f"got {type(system).__name__}")
+        if not isinstance(system, ConstrainedSystem):
+            raise ConfigurationError(f"{self.scheme} block: expected a MultibodySystem or CoordinateSystem (a "
+                                     f"ConstrainedSystem), got {type(system).__name__}")
         system.validate()
         rec.check(system, f"{self.scheme} block", contravariant=self.contravariant)
         if system.layout["loop_joints"] and self.configurations != "lifted":
@@ -379,7 +379,7 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
     def _joint_rows(self, name):
         """The active rows of joint ``name`` (local numbers)."""
         rows = range(self.system.joints[name].n_constraints)
-        dropped = set(getattr(self.system, "dropped_constraints", ()))
+        dropped = set(self.system.dropped_constraints)
         return [r for r in rows if f"{name}[{r}]" not in dropped]
 
     @property
@@ -391,7 +391,7 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
     @property
     def dropped_constraints(self):
         """Labels of the redundant loop rows left out of this block (empty for a tree)."""
-        return list(getattr(self.system, "dropped_constraints", ()))
+        return list(self.system.dropped_constraints)
 
     # -- helpers shared by the schemes ---------------------------------------------
     def _replace_node_variables(self, var, nodes):

@@ -224,7 +224,7 @@ class Increments(ConfigurationForm):
 
     def reason(self, dof):
         _, kind = joint_kinds(self.block.system)[dof]
-        if kind in _ADDITIVE or getattr(self.block.system, "additive_increments", False):
+        if kind in _ADDITIVE or self.block.system.additive_increments:
             return None
         return f"the increments of {dof!r} ({kind}) do not add up"
 

@@ -100,8 +100,7 @@ class MomentumRest(FinalRest):
             if form not in ("momenta", "joint_rates"):
                 raise ConfigurationError(f"require_final_rest: form must be 'momenta' (P(q_N)ᵀ M v_N = 0, the "
                                          f"default) or 'joint_rates' (B(q_N) v_N = 0), got {form!r}")
-            if form == "joint_rates" and not system.has_loops \
-                    and not getattr(system, "inputs_dual_to_null_space", True):
+            if form == "joint_rates" and not system.has_loops and not system.inputs_dual_to_null_space:
                 raise ConfigurationError(
                     f"require_final_rest: form='joint_rates' needs inputs dual to the null space; {system} "
                     f"has an input matrix B that is not a left inverse of P (use the default form 'momenta')")

@@ -17,7 +17,7 @@ from pyomo.common.config import ConfigDict, ConfigValue, In, document_kwargs_fro
 from pyomo.core.base.block import declare_custom_block
 
 from ..errors import ConfigurationError
-from ..mechanics import CoordinateSystem, MultibodySystem
+from ..mechanics import ConstrainedSystem
 from ..mechanics.numeric import check_numeric
 
 __all__ = ["multibody_config", "grid_config", "declare_free_horizon", "declare_rotation", "declare_scheme_block",
@@ -29,8 +29,9 @@ _BLOCK_KEYWORDS = {"rule", "concrete", "dense", "name", "doc", "ctype"}
 
 def multibody_system(value):
     """A MultibodySystem or CoordinateSystem (the ``system`` option of the multibody blocks)."""
-    if not isinstance(value, (MultibodySystem, CoordinateSystem)):
-        raise ValueError(f"expected a MultibodySystem or CoordinateSystem, got {type(value).__name__}")
+    if not isinstance(value, ConstrainedSystem):
+        raise ValueError(f"expected a MultibodySystem or CoordinateSystem (a ConstrainedSystem), "
+                         f"got {type(value).__name__}")
     return value
 
 
