@@ -296,8 +296,8 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
     def _check_system(self):
         system, rec = self.system, self.record
         if not isinstance(system, ConstrainedSystem):
-            raise ConfigurationError(f"{self.scheme} block: expected a MultibodySystem or CoordinateSystem (a "
-                                     f"ConstrainedSystem), got {type(system).__name__}")
+            raise ConfigurationError(f"{self.scheme} block: expected a MultibodySystem or CoordinateSystem, "
+                                     f"got {type(system).__name__}")
         system.validate()
         rec.check(system, f"{self.scheme} block", contravariant=self.contravariant)
         if system.layout["loop_joints"] and self.configurations != "lifted":

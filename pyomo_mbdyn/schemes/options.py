@@ -30,8 +30,7 @@ _BLOCK_KEYWORDS = {"rule", "concrete", "dense", "name", "doc", "ctype"}
 def multibody_system(value):
     """A MultibodySystem or CoordinateSystem (the ``system`` option of the multibody blocks)."""
     if not isinstance(value, ConstrainedSystem):
-        raise ValueError(f"expected a MultibodySystem or CoordinateSystem (a ConstrainedSystem), "
-                         f"got {type(value).__name__}")
+        raise ValueError(f"expected a MultibodySystem or CoordinateSystem, got {type(value).__name__}")
     return value
 
 

@@ -57,5 +57,5 @@ def test_a_tree_states_the_loop_interface_as_the_protocol_defaults(system):
 def test_scheme_blocks_take_constrained_systems_only():
     particle = HamiltonianSystem(1, lambda q: [[1.0]], lambda q: 0.0 * q[0], name="particle")
     m = pyo.ConcreteModel()
-    with pytest.raises((ConfigurationError, ValueError), match="a ConstrainedSystem"):
+    with pytest.raises((ConfigurationError, ValueError), match="expected a MultibodySystem or CoordinateSystem, got HamiltonianSystem"):
         m.dyn = scheme_block("rem", system=particle, steps=2, horizon=1.0)
