@@ -5,6 +5,8 @@
   local process pool or a Dask cluster (see that module's docstring);
 * :mod:`~pyomo_mbdyn.studies.run`: :func:`solve_model` — one registry model
   solved as ``pyomo-mbdyn run`` solves it (a sweep's task over a model name);
+* :mod:`~pyomo_mbdyn.studies.tasks`: one task as a worker runs it (build, start, solve, record);
+  :mod:`~pyomo_mbdyn.studies.tables`: the distinct optima, the best run, records and CSV;
 * :mod:`~pyomo_mbdyn.studies.pool`: running the tasks so that a lost worker or a
   task beyond its time limit costs that task only.
 """

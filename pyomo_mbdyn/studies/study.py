@@ -80,22 +80,19 @@ import math
 import os
 import pickle
 import sys
-import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..atomic import atomic_write
-from ..errors import ConfigurationError, DestinationError, SolveFailedError
+from ..errors import ConfigurationError, DestinationError
+from .tables import best, cluster_optima, to_records, write_table_csv
+from .tasks import COLUMNS, SUCCESS, Task, run_task
 
 __all__ = ["sweep", "multistart", "best", "cluster_optima", "to_records", "write_table_csv", "process_executor",
            "SUCCESS", "TIMING_COLUMNS", "PERTURBATIONS", "PROGRESS_MIN_TASKS", "WORKER_ENVIRONMENT"]
 
-#: termination conditions that count as solved (those of :func:`pyomo_mbdyn.ocp.solve`)
-SUCCESS = ("optimal", "locallyOptimal")
 
 #: columns that differ between runs of the same study: wall-clock times
 #: (``solver_seconds`` is one of the ``run`` fields of a sweep over a model name)
@@ -117,184 +114,6 @@ WORKER_ENVIRONMENT = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_
 
 #: the range of a nullable Int64 column
 _INT64 = (-2**63, 2**63 - 1)
-
-#: columns every record has, after the inputs
-_COLUMNS = ("status", "objective", "iterations", "build_seconds", "solve_seconds", "seconds", "message")
-
-
-@dataclass(frozen=True)
-class _Task:
-    """What a worker needs to build, start and solve one model (picklable)."""
-
-    index: int
-    study: str
-    build: object  # a registry model name or a callable build(**kwargs) -> model
-    kwargs: dict
-    inputs: dict
-    solver: object = None
-    solve_options: dict = field(default_factory=dict)
-    start: int = 0
-    seed: int = 0
-    perturb: object = None
-    radius: float = 0.0
-    save_path: object = None
-
-
-# -- the worker ----------------------------------------------------------------
-def _run_task(task):
-    """Build, start and solve one task; a record dict, whatever happens."""
-    t0 = time.perf_counter()
-    record = dict(task.inputs)
-    record.update({key: None for key in _COLUMNS})
-    record["message"] = ""
-    if task.save_path is not None:
-        record["path"] = None
-    if task.study == "multistart":
-        record["final_state"] = None
-    try:
-        if isinstance(task.build, str) and task.study == "sweep":
-            _solve_registry_model(task, record)
-        else:
-            _build_and_solve(task, record)
-    except SolveFailedError as err:
-        record.update(status=err.status or "error", objective=None, message=str(err))
-    except Exception as err:  # a failed task is a row, never the end of the study
-        record.update(status="error", objective=None, message=f"{type(err).__name__}: {err}")
-    record["seconds"] = time.perf_counter() - t0
-    return record
-
-
-def _solve_registry_model(task, record):
-    """A registry model through ``pyomo-mbdyn run``'s path (grid refinement included)."""
-    from .run import solve_model
-
-    kwargs = dict(task.kwargs)
-    scheme, steps = kwargs.pop("scheme", None), kwargs.pop("steps", None)
-    result, model = solve_model(task.build, scheme, steps, task.solver, kwargs)
-    record.update(status=result["status"], objective=_float(result["objective"]),
-                  iterations=_int(result["iterations"]), build_seconds=result["build_seconds"],
-                  solve_seconds=result["solve_seconds"])
-    for key, value in result.items():
-        if key not in ("model", "stages"):
-            record.setdefault(key, value)
-    if task.save_path is not None:
-        _save(model, task, record)
-
-
-def _build_and_solve(task, record):
-    """``build(**kwargs)``, the start moved for ``start > 0``, :func:`~pyomo_mbdyn.ocp.solve`."""
-    from ..ocp.solve import solve
-
-    t0 = time.perf_counter()
-    model = _build(task)
-    if task.start:
-        rng = np.random.default_rng([task.seed, task.start])
-        if callable(task.perturb):
-            task.perturb(model, rng)
-        elif task.perturb == "controls":
-            _perturb_controls(model, task.radius, rng)
-        elif task.perturb == "chart":
-            from ..ocp.guess import perturb_chart
-
-            perturb_chart(model, task.radius, rng)
-        else:
-            from ..ocp.guess import perturb_start
-
-            perturb_start(model, task.radius, rng)
-    record["build_seconds"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    try:
-        results = solve(model, task.solver, task.solve_options)
-    finally:
-        record["solve_seconds"] = time.perf_counter() - t0
-    record.update(status=str(results.solver.termination_condition), objective=_objective(model),
-                  iterations=_int(getattr(results.solver, "iterations", None)))
-    if task.study == "multistart":
-        record["final_state"] = _final_state(model)
-    if task.save_path is not None:
-        _save(model, task, record)
-
-
-def _build(task):
-    if isinstance(task.build, str):
-        from ..plugins import model_module
-
-        return model_module(task.build).build(**task.kwargs)
-    return task.build(**task.kwargs)
-
-
-def _objective(model):
-    import pyomo.environ as pyo
-
-    from ..schemes.structure import expression_value
-
-    value = None
-    for obj in model.component_data_objects(pyo.Objective, active=True):
-        value = expression_value(obj.expr)  # DAG-safe, as pyomo-mbdyn run evaluates it
-    return _float(value)
-
-
-def _final_state(model):
-    """``q_N`` then ``v_N`` of the scheme block ``model.dyn`` (None without one)."""
-    dyn = model.component("dyn")
-    if dyn is None or not callable(getattr(dyn, "trajectory", None)):
-        return None
-    trajectory = dyn.trajectory()
-    return [float(x) for x in np.concatenate([trajectory.q[-1], trajectory.v[-1]])]
-
-
-def _perturb_controls(model, radius, rng):
-    """Random controls: every free ``model.dyn.u[i, a]`` drawn uniformly within
-    ``u_guess ± radius · scale_a``, clipped to its bounds, where ``scale_a`` is the
-    guess's largest |u[·, a]| (else the largest finite bound of u[·, a], else 1)."""
-    dyn = model.component("dyn")
-    controls = None if dyn is None else dyn.component("u")
-    if controls is None:
-        raise ConfigurationError("multistart: perturb='controls' needs a scheme block model.dyn with controls u")
-
-    def actuator(index):
-        return index[-1] if isinstance(index, tuple) else index
-
-    peaks, bounds = {}, {}
-    for index, var in controls.items():
-        a = actuator(index)
-        peaks[a] = max(peaks.get(a, 0.0), 0.0 if var.value is None else abs(var.value))
-        finite = [abs(b) for b in (var.lb, var.ub) if b is not None and math.isfinite(b)]
-        bounds[a] = max([bounds.get(a, 0.0), *finite])
-    scale = {a: peaks[a] or bounds[a] or 1.0 for a in peaks}
-    moved = 0
-    for index, var in controls.items():
-        if var.fixed:
-            continue
-        centre = 0.0 if var.value is None else var.value
-        value = centre + rng.uniform(-radius, radius) * scale[actuator(index)]
-        lower = -np.inf if var.lb is None else var.lb
-        upper = np.inf if var.ub is None else var.ub
-        var.set_value(float(np.clip(value, lower, upper)), skip_validation=True)
-        moved += 1
-    return moved
-
-
-def _save(model, task, record):
-    """Save the solved trajectory (:mod:`pyomo_mbdyn.results`); its path into the record."""
-    from ..results import SolvedTrajectory
-
-    try:
-        metadata = {key: record[key] for key in ("status", "objective", "iterations")}
-        metadata.update(study=task.study, task=task.index, **task.inputs)
-        path = Path(task.save_path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        record["path"] = str(SolvedTrajectory.from_block(model.dyn, **metadata).save(path))
-    except Exception as err:  # the solve stands; say why nothing was saved
-        record["message"] = f"trajectory not saved: {type(err).__name__}: {err}"
-
-
-def _float(value):
-    return None if value is None else float(value)
-
-
-def _int(value):
-    return None if value is None else int(value)
 
 
 # -- checking the spec (in the caller, before any task runs) ------------------------
@@ -474,9 +293,9 @@ def _execute(tasks, executor, progress, study, workers=None, task_timeout=None):
     try:
         if executor is None:
             workers = min(len(tasks), workers or os.cpu_count() or 1)
-            outcomes = run_supervised(tasks, _run_task, workers, task_timeout, _start_worker, (WORKER_ENVIRONMENT,))
+            outcomes = run_supervised(tasks, run_task, workers, task_timeout, _start_worker, (WORKER_ENVIRONMENT,))
         else:
-            outcomes = run_on_executor(tasks, _run_task, executor, task_timeout, _start_worker, (WORKER_ENVIRONMENT,))
+            outcomes = run_on_executor(tasks, run_task, executor, task_timeout, _start_worker, (WORKER_ENVIRONMENT,))
         for task, record, failure in outcomes:
             records[task.index] = record if failure is None else _failed(task, *failure)
             if bar is not None:
@@ -490,7 +309,7 @@ def _execute(tasks, executor, progress, study, workers=None, task_timeout=None):
 def _failed(task, status, message):
     """The record of a task that returned none: its inputs, ``status`` and ``message``."""
     record = dict(task.inputs)
-    record.update({key: None for key in _COLUMNS})
+    record.update({key: None for key in COLUMNS})
     record.update(status=status, message=message)
     if task.save_path is not None:
         record["path"] = None
@@ -594,7 +413,7 @@ def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=
             f"sweep: solve_options {solve_options!r} apply to a callable build; a model name is solved as "
             f"`pyomo-mbdyn run` solves it.  Pass functools.partial(<module>.build) as build to set them")
     _check_picklable(what, executor, build=build)
-    tasks = [_Task(index=i, study="sweep", build=build, kwargs={**options, **point}, inputs=point, solver=solver,
+    tasks = [Task(index=i, study="sweep", build=build, kwargs={**options, **point}, inputs=point, solver=solver,
                    solve_options=dict(solve_options or {}),
                    save_path=None if save_dir is None else str(Path(save_dir) / f"sweep-{i:04d}.npz"))
              for i, point in enumerate(points)]
@@ -683,7 +502,7 @@ def multistart(build, starts, seed=0, perturb="guess", radius=1e-2, solve_option
     _check_keys(what, build, list(options), accepted, "options")
     _check_picklable(what, executor, build=build, perturb=perturb)
     seed = int(seed)
-    tasks = [_Task(index=s, study="multistart", build=build, kwargs=options, inputs={"start": s, "seed": seed},
+    tasks = [Task(index=s, study="multistart", build=build, kwargs=options, inputs={"start": s, "seed": seed},
                    solver=solver, solve_options=dict(solve_options or {}), start=s, seed=seed, perturb=perturb,
                    radius=float(radius) if not callable(perturb) else 0.0,
                    save_path=None if save_dir is None else str(Path(save_dir) / f"start-{s:04d}.npz"))
@@ -693,134 +512,3 @@ def multistart(build, starts, seed=0, perturb="guess", radius=1e-2, solve_option
     return table
 
 
-def _solved(table):
-    return table["status"].isin(SUCCESS) & table["objective"].notna()
-
-
-def cluster_optima(table, objective_rtol=1e-6, state_tol=1e-4):
-    """Labels of the distinct optima in a :func:`multistart` table, 0 the best.
-
-    The solved runs (status in :data:`SUCCESS`) are taken by increasing
-    objective (ties in task order); a run joins the first optimum whose best run
-    has an objective within ``objective_rtol`` (relative) of its own and, where
-    both have a ``final_state``, a final state within ``state_tol`` ·
-    max(1, \\|state\\|∞) in every entry; otherwise it starts the next optimum.
-    Returns a pandas Series (nullable Int64, NA for runs not solved) on the
-    table's index.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> table = pd.DataFrame({                 # four runs of a multistart, one not solved
-    ...     "status": ["optimal", "optimal", "maxIterations", "optimal"],
-    ...     "objective": [2.5, 1.0, None, 1.0 + 1e-10],
-    ...     "final_state": [[0.0, 1.0], [1.0, 0.0], None, [1.0, 0.0]]})
-    >>> cluster_optima(table).tolist()      # runs 1 and 3 found the same optimum
-    [1, 0, <NA>, 0]
-    """
-    labels = pd.Series(pd.NA, index=table.index, dtype="Int64")
-    solved = table[_solved(table)]
-    representatives = []
-    for index in solved.sort_values("objective", kind="stable").index:
-        objective = float(table.at[index, "objective"])
-        state = table.at[index, "final_state"] if "final_state" in table.columns else None
-        state = None if state is None or (np.ndim(state) == 0 and pd.isna(state)) else np.asarray(state, float)
-        for label, (best_objective, best_state) in enumerate(representatives):
-            if abs(objective - best_objective) > objective_rtol * max(abs(objective), abs(best_objective), 1e-300):
-                continue
-            if state is not None and best_state is not None:
-                if state.shape != best_state.shape:
-                    continue
-                scale = max(1.0, float(np.abs(best_state).max(initial=0.0)))
-                if np.abs(state - best_state).max(initial=0.0) > state_tol * scale:
-                    continue
-            labels[index] = label
-            break
-        else:
-            labels[index] = len(representatives)
-            representatives.append((objective, state))
-    return labels
-
-
-def best(table):
-    """The row (a pandas Series, named by its task number) with the lowest objective
-    among the runs that ended optimal (the first in task order on a tie), or None
-    when no run did."""
-    solved = table[_solved(table)]
-    if solved.empty:
-        return None
-    return solved.loc[solved["objective"].idxmin()]
-
-
-def _plain(value):
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [_plain(v) for v in value]
-    if value is None or value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def to_records(table):
-    """The rows of a study table (or one row, a Series, e.g. :func:`best`'s) as
-    plain JSON-ready dicts: numpy scalars as Python numbers, NA and NaN as None.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> table = pd.DataFrame({                 # four runs of a multistart, one not solved
-    ...     "status": ["optimal", "optimal", "maxIterations", "optimal"],
-    ...     "objective": [2.5, 1.0, None, 1.0 + 1e-10],
-    ...     "final_state": [[0.0, 1.0], [1.0, 0.0], None, [1.0, 0.0]]})
-    >>> to_records(table)[2]
-    {'status': 'maxIterations', 'objective': None, 'final_state': None}
-    >>> to_records(best(table))
-    {'status': 'optimal', 'objective': 1.0, 'final_state': [1.0, 0.0]}
-    """
-    if table is None:
-        return None
-    if isinstance(table, pd.Series):
-        return {str(k): _plain(v) for k, v in table.items()}
-    return [{str(k): _plain(v) for k, v in row.items()} for row in table.to_dict("records")]
-
-
-def write_table_csv(table, path):
-    """Write a study table to ``path`` as CSV: one line per task (index label
-    ``task``), ``final_state`` as a JSON list; return ``path`` as a Path.
-
-    The file is written atomically (:func:`pyomo_mbdyn.atomic.atomic_write`).
-    Raises :class:`~pyomo_mbdyn.errors.DestinationError` (an ``OSError``) naming
-    ``path`` when the file cannot be written (a directory, a missing directory, no
-    permission); :func:`pyomo_mbdyn.trajectory.check_destination` refuses such a path
-    before a study starts.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> import pandas as pd
-    >>> table = pd.DataFrame({"start": [0, 1], "status": ["optimal", "error"], "objective": [2.0, None],
-    ...                       "final_state": [[1.0, 0.0], None]})
-    >>> path = write_table_csv(table, os.path.join(tempfile.mkdtemp(), "runs.csv"))
-    >>> print(path.read_text().strip())
-    task,start,status,objective,final_state
-    0,0,optimal,2.0,"[1.0, 0.0]"
-    1,1,error,,
-    """
-    import json
-
-    written = table.copy()
-    if "final_state" in written.columns:
-        written["final_state"] = [None if _plain(s) is None else json.dumps(_plain(s)) for s in written["final_state"]]
-    try:  # atomically: a failed write (a full disk) leaves an earlier table intact
-        with atomic_write(path, "w", encoding="utf-8", newline="", what="CSV table") as f:
-            written.to_csv(f, index_label="task")
-    except DestinationError:
-        raise
-    except OSError as err:
-        raise DestinationError(f"cannot write the table {str(path)!r}: {err.strerror or err}") from None
-    return Path(path)
