@@ -3,8 +3,7 @@
 A study is a pandas DataFrame, one row per task (:mod:`pyomo_mbdyn.studies.study`);
 :func:`cluster_optima` labels the distinct optima of a multi-start (same J and same
 final state), :func:`best` picks the best solved run, :func:`to_records` and
-:func:`write_table_csv` hand the table on as plain Python values or a CSV file.
-"""
+:func:`write_table_csv` hand the table on as plain Python values or a CSV file."""
 
 import math
 from pathlib import Path
@@ -15,6 +14,7 @@ import pandas as pd
 from ..atomic import atomic_write
 from ..errors import DestinationError
 from .tasks import SUCCESS
+
 
 __all__ = ["cluster_optima", "best", "to_records", "write_table_csv"]
 

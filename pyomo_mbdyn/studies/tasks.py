@@ -5,8 +5,7 @@ callable and keywords, the start and its seed, the solver — so that a study gi
 same numbers on every executor; :func:`run_task` builds the model inside the worker
 (Pyomo models are never shipped between processes), moves its start, solves it and
 returns a plain dict, whatever happens: a failed solve or an error is a record with
-its ``status`` and ``message`` (:mod:`pyomo_mbdyn.studies.study` lists the fields).
-"""
+its ``status`` and ``message`` (:mod:`pyomo_mbdyn.studies.study` lists the fields)."""
 
 import math
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ConfigurationError, SolveFailedError
+
 
 __all__ = ["Task", "run_task", "SUCCESS", "COLUMNS"]
 
