@@ -49,7 +49,7 @@ def poses(k):
 
 
 def library_point(scheme, k, N):
-    from benchmarks._point import library_point as measured
+    from benchmarks._measure import library_point as measured
     from pyomo_mbdyn.mechanics import MultibodySystem
     from pyomo_mbdyn.models.robot_arm import rest_to_rest
 

@@ -46,7 +46,8 @@ import logging
 import sys
 
 from ._version import __version__
-from .studies.run import count_components as _count, count_rows as _count_rows, run_model, solve_model  # noqa: F401
+from .studies.run import run_model, solve_model  # noqa: F401
+from .studies.size import count_components as _count, count_rows as _count_rows  # noqa: F401
 
 __all__ = ["main"]
 

@@ -273,7 +273,7 @@ def _axis(joint, name):
 
 
 # -- building ---------------------------------------------------------------------------
-def build_from_urdf(source, fixed="lump", *, cls=None, gravity=(0.0, 0.0, -9.81), actuated=True,
+def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), actuated=True,
                     damping=False, name=None):
     """Read a URDF into a :class:`~pyomo_mbdyn.mechanics.MultibodySystem` (see the module text).
 
@@ -301,8 +301,6 @@ def build_from_urdf(source, fixed="lump", *, cls=None, gravity=(0.0, 0.0, -9.81)
         with the extra attributes ``urdf_limits`` (``{joint: JointLimits}``) and
         ``urdf_links`` (``{link: body name or "ground"}``).
     """
-    if cls is None:
-        from .system import MultibodySystem as cls
     if fixed not in ("lump", "keep"):
         raise ConfigurationError(f"from_urdf: fixed must be 'lump' or 'keep', got {fixed!r}")
     for option, value in (("actuated", actuated), ("damping", damping)):

@@ -10,23 +10,7 @@ import inspect
 import numbers
 import time
 
-__all__ = ["run_model", "solve_model", "count_components", "count_rows"]
-
-
-def count_components(model, ctype):
-    """The number of active components of ``ctype`` in ``model`` (free variables only for ``Var``)."""
-    import pyomo.environ as pyo
-
-    return sum(1 for c in model.component_data_objects(ctype, active=True, descend_into=True)
-               if not (ctype is pyo.Var and c.fixed))
-
-
-def count_rows(model, equality):
-    """The number of active equality (``equality=True``) or inequality constraint rows."""
-    import pyomo.environ as pyo
-
-    return sum(1 for c in model.component_data_objects(pyo.Constraint, active=True, descend_into=True)
-               if bool(c.equality) == equality)
+__all__ = ["run_model", "solve_model"]
 
 
 def run_model(name, scheme=None, steps=None, solver=None, options=None, **refinement):
@@ -119,7 +103,7 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarse
     from ..plugins import model_module
     from ..schemes.structure import expression_value
     from ..solvers import get_solver
-    from .size import check_size
+    from .size import check_size, count_components, count_rows
 
     module = model_module(name)
     kwds = dict(options or {})

@@ -18,7 +18,8 @@ fits in a few hundred megabytes and the tiny builds would only cost time.
 
 import os
 
-__all__ = ["check_size", "estimate", "available_memory", "BYTES_PER_UNKNOWN", "CHECK_FROM"]
+__all__ = ["check_size", "estimate", "available_memory", "count_components", "count_rows", "BYTES_PER_UNKNOWN",
+           "CHECK_FROM"]
 
 #: memory per unknown of a built and solved model (the largest measured, with margin)
 BYTES_PER_UNKNOWN = 100_000
@@ -29,6 +30,22 @@ CHECK_FROM = 1000
 #: the step counts of the two builds the estimate extrapolates from (a guess simulated
 #: on fewer steps may not converge: the satellite's at N = 4)
 _TINY = (16, 32)
+
+
+def count_components(model, ctype):
+    """The number of active components of ``ctype`` in ``model`` (free variables only for ``Var``)."""
+    import pyomo.environ as pyo
+
+    return sum(1 for c in model.component_data_objects(ctype, active=True, descend_into=True)
+               if not (ctype is pyo.Var and c.fixed))
+
+
+def count_rows(model, equality):
+    """The number of active equality (``equality=True``) or inequality constraint rows."""
+    import pyomo.environ as pyo
+
+    return sum(1 for c in model.component_data_objects(pyo.Constraint, active=True, descend_into=True)
+               if bool(c.equality) == equality)
 
 
 def available_memory():
@@ -57,7 +74,6 @@ def estimate(build, kwds, steps):
     import pyomo.environ as pyo
 
     from ..errors import MbdynError
-    from .run import count_components
 
     pairs = [_TINY]
     default = inspect.signature(build).parameters.get("steps")
