@@ -1,5 +1,6 @@
 """Shared by the benchmark scripts: the machine line and writing a README section."""
 
+import glob
 import os
 import platform
 
@@ -10,12 +11,22 @@ def machine_line():
     return f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
+def _page_with(marker):
+    """The page under benchmarks/pages (or benchmarks/README.md) that holds ``marker``."""
+    pages = sorted(glob.glob(os.path.join(HERE, "pages", "*.md"))) + [os.path.join(HERE, "README.md")]
+    for path in pages:
+        with open(path) as f:
+            if marker in f.read():
+                return path
+    raise KeyError(f"no benchmark page holds {marker}")
+
+
 def write_section(name, table):
-    """Replace the text between ``<!-- name -->`` and ``<!-- /name -->`` in benchmarks/README.md."""
-    path = os.path.join(HERE, "README.md")
+    """Replace the text between ``<!-- name -->`` and ``<!-- /name -->`` on the benchmark page that holds them."""
+    start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+    path = _page_with(start)
     with open(path) as f:
         text = f.read()
-    start, end = f"<!-- {name} -->", f"<!-- /{name} -->"
     before, rest = text.split(start, 1)
     after = rest.split(end, 1)[1]
     with open(path, "w") as f:
@@ -24,7 +35,7 @@ def write_section(name, table):
 
 def publish(name, rows, write):
     """Print the table ``rows`` (Markdown lines) under the machine line; with ``write``
-    also put it between the ``name`` markers of benchmarks/README.md."""
+    also put it between the ``name`` markers of its benchmark page (benchmarks/pages)."""
     text = machine_line() + "\n\n" + "\n".join(rows)
     print(text)
     if write:
