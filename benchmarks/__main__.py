@@ -3,7 +3,7 @@
     python -m benchmarks               # run every series (long: up to an hour on 2 cores)
     python -m benchmarks --quick       # paper sizes and N <= 40 only (a few minutes)
     python -m benchmarks --tables-only # print the tables of the stored results
-    python -m benchmarks ... --write   # and store them in benchmarks/README.md
+    python -m benchmarks ... --write   # and store them on their pages under benchmarks/pages
 
 Every point runs in its own process (:mod:`benchmarks._point`); its result is
 kept in ``benchmarks/results/<series>.jsonl`` (a rerun of a series replaces it).
@@ -329,7 +329,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m benchmarks")
     parser.add_argument("--quick", action="store_true", help="paper sizes and N <= 40 only")
     parser.add_argument("--tables-only", action="store_true", help="print the stored results")
-    parser.add_argument("--write", action="store_true", help="store the tables in benchmarks/README.md")
+    parser.add_argument("--write", action="store_true", help="store the tables on their pages under benchmarks/pages")
     parser.add_argument("--paper-only", action="store_true", help="run only the side-by-side points")
     args = parser.parse_args(argv)
     if args.quick:

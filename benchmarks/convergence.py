@@ -7,7 +7,7 @@ A script, not a test::
 Each point runs in a child process (``python -m benchmarks.convergence --point
 JSON``), so that its time and memory are its own, and is appended to
 ``benchmarks/results/convergence.jsonl``; ``--table`` prints (``--write``
-stores in benchmarks/README.md) the table of the stored points.  Starts:
+stores on its page, benchmarks/pages/convergence.md) the table of the stored points.  Starts:
 
 * ``guess`` — :func:`pyomo_mbdyn.ocp.solve` on ``build(scheme, steps=N)`` from
   the model's interpolated guess;

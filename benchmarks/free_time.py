@@ -11,7 +11,7 @@ REM in the chart form, BEM) against :func:`benchmarks.handwritten.arm_rem_time`
 build + solve with ``casadi_ipopt`` at tol 1e-8 after one warm-up solve (the
 compiled formulas are cached per system, as in a session), wall and CPU
 seconds, minimum of ``--repeat``.  ``--write`` replaces the table between
-``<!-- free-time -->`` markers in benchmarks/README.md.
+``<!-- free-time -->`` markers of its page under benchmarks/pages.
 """
 
 import argparse

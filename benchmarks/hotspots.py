@@ -17,7 +17,7 @@ prints one markdown table.  Rows:
 With ``--base REV`` the same measurements run first on a clean export of
 commit REV (``git archive`` into a temporary directory, imported through
 ``PYTHONPATH``), then on this tree, one after the other in fresh processes,
-and the table shows both.  ``--write`` records it in benchmarks/README.md.
+and the table shows both.  ``--write`` records it in benchmarks/pages/hotspots.md.
 """
 
 import argparse

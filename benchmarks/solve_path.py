@@ -19,7 +19,7 @@ table shows the minimum over the repeats of
 
 ``nlpsol`` is CasADi's solver set-up (sparsity patterns, exact Hessian of the
 Lagrangian); ``IPOPT`` the solver call itself, with CasADi's function
-evaluations.  With ``--write`` the table goes to benchmarks/README.md.
+evaluations.  With ``--write`` the table goes to benchmarks/pages/solve_path.md.
 """
 
 import argparse

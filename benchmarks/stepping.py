@@ -1,7 +1,7 @@
 """Steps per second of the Newton stepper, beside IPOPT on the whole square block.
 
 A script, not a test: ``python benchmarks/stepping.py [--write]`` prints a
-markdown table (and with ``--write`` stores it in benchmarks/README.md).  The
+markdown table (and with ``--write`` stores it in benchmarks/pages/stepping.md).  The
 system is the free-floating 4-body chain of the scheme tests (revolute,
 spherical and universal joints, gravity, friction, joint torques).
 """

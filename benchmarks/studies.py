@@ -14,7 +14,7 @@ compilation are outside the timing) before the study is timed, wall seconds
 of the study alone.  Then the per-task overhead (200 empty tasks, warm
 executors) and the peak resident memory of one worker after its arm solves
 (``ru_maxrss``).  ``--write`` replaces the table between ``<!-- studies -->``
-markers in benchmarks/README.md.
+markers of its page under benchmarks/pages.
 """
 
 import argparse
