@@ -5,17 +5,8 @@ entries are floats, Pyomo expressions or CasADi symbols.
 """
 
 from .bodies import Body, PointMass, RigidBody
-from .joints import (
-    GROUND,
-    Cylindrical,
-    Fixed,
-    Joint,
-    Planar,
-    Prismatic,
-    Revolute,
-    Spherical,
-    Universal,
-)
+from .joint_kinds import Cylindrical, Fixed, Planar, Prismatic, Revolute, Spherical, Universal
+from .joints import GROUND, Joint
 from .coordinates import CoordinateSystem
 from .hamiltonian import HamiltonianSystem
 from .linalg import contravariant, hat, rotation_cayley, rotation_exp, sin_cos, trig

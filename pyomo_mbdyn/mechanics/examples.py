@@ -7,7 +7,7 @@ subject, not the assembly of a system (which :mod:`pyomo_mbdyn.mechanics` shows)
 import numpy as np
 
 from .bodies import RigidBody
-from .joints import Prismatic, Revolute, Spherical
+from .joint_kinds import Prismatic, Revolute, Spherical
 from .system import MultibodySystem
 
 __all__ = ["pendulum", "double_pendulum", "bar", "four_bar", "slider_crank", "spatial_four_bar"]

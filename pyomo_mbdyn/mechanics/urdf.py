@@ -97,7 +97,8 @@ import numpy as np
 
 from ..errors import AssemblyError, ConfigurationError, InputTypeError, MissingFileError
 from .bodies import RigidBody
-from .joints import GROUND, Fixed, Planar, Prismatic, Revolute
+from .joint_kinds import Fixed, Planar, Prismatic, Revolute
+from .joints import GROUND
 
 __all__ = ["JointLimits", "build_from_urdf", "rpy_matrix", "lump_inertia"]
 
