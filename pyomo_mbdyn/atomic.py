@@ -1,5 +1,8 @@
 """Atomic file writes: a file the library writes is either the old one or the whole new one.
 
+Before anything is computed, :func:`check_destination` refuses an output path that
+cannot be written (a directory, a missing or read-only directory, a device), naming it.
+
 Every file the library writes (results archives, figures, animations, the HTML
 view, tables) goes through :func:`atomic_write` (a file object) or
 :func:`atomic_path` (a file name, for writers that only take one).  Both write
@@ -51,7 +54,7 @@ from pathlib import Path
 
 from .errors import ConfigurationError, DestinationError, MbdynError
 
-__all__ = ["atomic_write", "atomic_path", "file_kind", "probe_directory"]
+__all__ = ["atomic_write", "atomic_path", "check_destination", "file_kind", "probe_directory"]
 
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
@@ -253,3 +256,67 @@ def probe_directory(directory):
     fd, probe = tempfile.mkstemp(dir=directory, prefix=".pyomo_mbdyn-probe.", suffix=".tmp")
     os.close(fd)
     os.unlink(probe)
+
+
+def check_destination(path, what="file", create_directory=False):
+    """Refuse, before anything is computed or written, an output file that cannot be written.
+
+    Raises :class:`~pyomo_mbdyn.errors.DestinationError` (an ``OSError``) naming
+    ``path`` when it is a directory, when a directory on its way is a file, when
+    its directory does not exist (with ``create_directory`` it is created, as
+    plotting does), when it exists but is a named pipe, a device or another
+    non-regular file, or when the file system refuses to write it (a read-only
+    file, no permission to make files in its directory, a read-only file
+    system).  The check never creates, changes or removes ``path`` itself (a
+    reader of ``path`` never sees it come and go): it makes and removes a
+    uniquely named file beside it, where :func:`~pyomo_mbdyn.atomic.atomic_write`
+    will write.  Returns ``path`` as a :class:`~pathlib.Path`.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> check_destination(os.path.join(folder, "run.npz")).name
+    'run.npz'
+    >>> os.listdir(folder)                      # nothing left behind
+    []
+    >>> check_destination(os.path.join(folder, "plots", "run.npz"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    pyomo_mbdyn.errors.DestinationError: cannot write the file '...run.npz': the directory '...plots' does not exist
+    >>> check_destination(os.path.join(folder, "plots", "run.npz"), create_directory=True).parent.is_dir()
+    True
+    >>> check_destination(folder)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    pyomo_mbdyn.errors.DestinationError: cannot write the file '...': it is a directory; give a file name
+    >>> import shutil; shutil.rmtree(folder)
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise DestinationError(f"cannot write the {what} {str(path)!r}: it is a directory; give a file name")
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise DestinationError(f"cannot write the {what} {str(path)!r}: {str(ancestor)!r} is a file, not a directory")
+    if not path.parent.exists():
+        if not create_directory:
+            raise DestinationError(f"cannot write the {what} {str(path)!r}: the directory {str(path.parent)!r} "
+                                   "does not exist")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise DestinationError(f"cannot write the {what} {str(path)!r}: cannot create the directory "
+                                   f"{str(path.parent)!r} ({err.strerror or err})") from None
+    kind = file_kind(path)
+    if kind not in (None, "a regular file"):  # opening a named pipe would block
+        raise DestinationError(f"cannot write the {what} {str(path)!r}: it is {kind}, not a regular file")
+    try:
+        if kind is not None:
+            with open(path, "ab"):  # a read-only file is refused, as open(path, "w") refuses it
+                pass
+        probe_directory(Path(os.path.realpath(path)).parent)  # where the atomic write puts its temporary file
+    except OSError as err:
+        raise DestinationError(f"cannot write the {what} {str(path)!r}: {err.strerror or err}") from None
+    return path

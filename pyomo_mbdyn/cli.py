@@ -320,7 +320,7 @@ def _study_table(args, study):
     (:class:`~pyomo_mbdyn.errors.DestinationError`), ``--save-dir`` and the other
     arguments (by the study), the scheduler's address."""
     from .studies import multistart, sweep
-    from .trajectory import check_destination
+    from .atomic import check_destination
 
     options = parse_settings(args.set)
     if args.csv is not None:

@@ -43,17 +43,16 @@ Examples
 
 import json
 import math
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from .atomic import atomic_write, file_kind, probe_directory
-from .errors import ConfigurationError, DestinationError, MissingFileError, ResultsFileError
+from .atomic import atomic_write, check_destination, file_kind
+from .errors import ConfigurationError, MissingFileError, ResultsFileError
 
-__all__ = ["Trajectory", "load", "column_names", "check_destination", "unit", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["Trajectory", "load", "column_names", "unit", "FORMAT", "FORMAT_VERSION"]
 
 #: name and version written into every archive's header
 FORMAT, FORMAT_VERSION = "pyomo_mbdyn.SolvedTrajectory", 1
@@ -64,70 +63,6 @@ _EXTRA_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 _HEADER = "header"
 #: extras that read as None when a trajectory does not carry them
 _KNOWN_EXTRAS = ("lam", "mu", "w", "theta", "vt", "p", "costates", "newton_iterations")
-
-
-def check_destination(path, what="file", create_directory=False):
-    """Refuse, before anything is computed or written, an output file that cannot be written.
-
-    Raises :class:`~pyomo_mbdyn.errors.DestinationError` (an ``OSError``) naming
-    ``path`` when it is a directory, when a directory on its way is a file, when
-    its directory does not exist (with ``create_directory`` it is created, as
-    plotting does), when it exists but is a named pipe, a device or another
-    non-regular file, or when the file system refuses to write it (a read-only
-    file, no permission to make files in its directory, a read-only file
-    system).  The check never creates, changes or removes ``path`` itself (a
-    reader of ``path`` never sees it come and go): it makes and removes a
-    uniquely named file beside it, where :func:`~pyomo_mbdyn.atomic.atomic_write`
-    will write.  Returns ``path`` as a :class:`~pathlib.Path`.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> folder = tempfile.mkdtemp()
-    >>> check_destination(os.path.join(folder, "run.npz")).name
-    'run.npz'
-    >>> os.listdir(folder)                      # nothing left behind
-    []
-    >>> check_destination(os.path.join(folder, "plots", "run.npz"))  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-        ...
-    pyomo_mbdyn.errors.DestinationError: cannot write the file '...run.npz': the directory '...plots' does not exist
-    >>> check_destination(os.path.join(folder, "plots", "run.npz"), create_directory=True).parent.is_dir()
-    True
-    >>> check_destination(folder)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-        ...
-    pyomo_mbdyn.errors.DestinationError: cannot write the file '...': it is a directory; give a file name
-    >>> import shutil; shutil.rmtree(folder)
-    """
-    path = Path(path)
-    if path.is_dir():
-        raise DestinationError(f"cannot write the {what} {str(path)!r}: it is a directory; give a file name")
-    ancestor = path.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise DestinationError(f"cannot write the {what} {str(path)!r}: {str(ancestor)!r} is a file, not a directory")
-    if not path.parent.exists():
-        if not create_directory:
-            raise DestinationError(f"cannot write the {what} {str(path)!r}: the directory {str(path.parent)!r} "
-                                   "does not exist")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise DestinationError(f"cannot write the {what} {str(path)!r}: cannot create the directory "
-                                   f"{str(path.parent)!r} ({err.strerror or err})") from None
-    kind = file_kind(path)
-    if kind not in (None, "a regular file"):  # opening a named pipe would block
-        raise DestinationError(f"cannot write the {what} {str(path)!r}: it is {kind}, not a regular file")
-    try:
-        if kind is not None:
-            with open(path, "ab"):  # a read-only file is refused, as open(path, "w") refuses it
-                pass
-        probe_directory(Path(os.path.realpath(path)).parent)  # where the atomic write puts its temporary file
-    except OSError as err:
-        raise DestinationError(f"cannot write the {what} {str(path)!r}: {err.strerror or err}") from None
-    return path
 
 
 def column_names(system):
@@ -497,7 +432,7 @@ class Trajectory:
         there at the same time; a failed write (a full disk) raises
         :class:`~pyomo_mbdyn.errors.DestinationError` and leaves the old archive
         as it was.  A destination that cannot be written is refused before
-        anything is written (:func:`check_destination`)."""
+        anything is written (:func:`~pyomo_mbdyn.atomic.check_destination`)."""
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_name(path.name + ".npz")

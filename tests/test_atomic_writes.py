@@ -22,7 +22,8 @@ from pyomo_mbdyn.errors import DestinationError, MissingFileError, ResultsFileEr
 from pyomo_mbdyn.plotting import animate_html
 from pyomo_mbdyn.mechanics import MultibodySystem, PointMass, Revolute, RigidBody, Spherical
 from pyomo_mbdyn.simulate import simulate
-from pyomo_mbdyn.trajectory import Trajectory, check_destination
+from pyomo_mbdyn.atomic import check_destination
+from pyomo_mbdyn.trajectory import Trajectory
 
 #: bytes (or characters) a "full disk" takes before it fails: less than any file written here
 ROOM = 1000

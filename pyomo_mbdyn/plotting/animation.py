@@ -5,9 +5,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..atomic import atomic_path
+from ..atomic import atomic_path, check_destination
 from ..errors import ConfigurationError
-from ..trajectory import check_destination
 from .geometry import as_configurations, body_color, body_geometry, points_of, skeleton
 from .snapshots import draw_configuration, plane_view, set_equal_limits
 from .canvas import new_figure, styled

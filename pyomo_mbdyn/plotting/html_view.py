@@ -39,9 +39,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..atomic import atomic_write
+from ..atomic import atomic_write, check_destination
 from ..errors import ConfigurationError, InputTypeError
-from ..trajectory import Trajectory, check_destination, unit
+from ..trajectory import Trajectory, unit
 from .geometry import (BODY_COLORS, DIRECTOR_COLORS, as_configurations, body_color, body_geometry, box_edges,
                        joint_geometry, points_of)
 

@@ -122,7 +122,7 @@ def write_table_csv(table, path):
     The file is written atomically (:func:`pyomo_mbdyn.atomic.atomic_write`).
     Raises :class:`~pyomo_mbdyn.errors.DestinationError` (an ``OSError``) naming
     ``path`` when the file cannot be written (a directory, a missing directory, no
-    permission); :func:`pyomo_mbdyn.trajectory.check_destination` refuses such a path
+    permission); :func:`pyomo_mbdyn.atomic.check_destination` refuses such a path
     before a study starts.
 
     Examples
