@@ -95,7 +95,7 @@ def test_size_estimate_is_the_built_count():
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.models import three_link_arm as arm
-    from pyomo_mbdyn.studies.run import count_components
+    from pyomo_mbdyn.studies.size import count_components
 
     unknowns, needed = estimate(arm.build, {}, 48)
     assert unknowns == count_components(arm.build(steps=48), pyo.Var)

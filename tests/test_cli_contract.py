@@ -164,3 +164,17 @@ def test_an_internal_error_is_one_line_and_exit_3(capsys, monkeypatch):
     assert main(["run", "particle"]) == 3
     out, err = capsys.readouterr()
     assert out == "" and "internal error" in err and "Traceback" not in err
+
+
+def test_a_reader_that_leaves_early_is_no_internal_error(tmp_path):
+    """``pyomo-mbdyn list | head -1``: the reader closes the pipe; the command stops quietly
+    (exit status 1) instead of reporting a BrokenPipeError as an internal error."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "pyomo_mbdyn.cli", "list"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=tmp_path)
+    proc.stdout.close()  # the reader leaves before the first line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert "internal error" not in err and "Traceback" not in err, err

@@ -40,98 +40,21 @@ none did.
 """
 
 import argparse
-import contextlib
 import json
-import logging
 import sys
 
-from ._version import __version__
-from .studies.run import run_model, solve_model  # noqa: F401
-from .studies.size import count_components as _count, count_rows as _count_rows  # noqa: F401
+from .._version import __version__
+from ..studies.run import run_model, solve_model  # noqa: F401
+from ..studies.size import count_components as _count, count_rows as _count_rows  # noqa: F401
+from .common import (EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_INTERNAL, _command_streams, _line,  # noqa: F401
+                     _print_json, parse_settings)
+from .study_commands import _add_study_arguments, _cmd_multistart, _cmd_sweep
 
 __all__ = ["main"]
 
-#: the stream the one JSON object of a ``--json`` command goes to: the real stdout,
-#: while everything else printed during the command (Pyomo's log, a solver's output)
-#: goes to stderr (set by :func:`main`)
-_json_stream = None
-
-
-def _line(model, message):
-    """The one stderr line of a failure: ``pyomo-mbdyn: MODEL: message`` (the model named once)."""
-    message = str(message)
-    return f"pyomo-mbdyn: {message}" if message.startswith(f"{model}:") else f"pyomo-mbdyn: {model}: {message}"
-
-
-def _print_json(obj):
-    """Write ``obj`` as one line of JSON to the command's stdout (see :data:`_json_stream`)."""
-    stream = _json_stream if _json_stream is not None else sys.stdout
-    stream.write(json.dumps(obj, default=str) + "\n")
-    stream.flush()
-
-
-class _ConstructionLogFilter(logging.Filter):
-    """Drop Pyomo's "Constructing component ... failed" log record: the command line
-    reports the error itself, once (with ``--json`` inside its one object); and the
-    record Pyomo logs when an evaluation it was doing is cut by SIGINT / SIGTERM
-    ("evaluating object as numeric value"): an interruption, answered as such."""
-
-    def filter(self, record):
-        from .solvers.interrupts import pending
-
-        message = str(record.msg)
-        if message.startswith("Constructing component"):
-            return False
-        return not (pending() and message.startswith("evaluating object as numeric value"))
-
-
-@contextlib.contextmanager
-def _command_streams(wants_json):
-    """While a command runs: Pyomo's construction-failure log records dropped, and with
-    ``--json`` everything printed to stdout sent to stderr except the one JSON object
-    (:func:`_print_json`); SIGINT and SIGTERM raise ``KeyboardInterrupt`` /
-    :class:`~pyomo_mbdyn.solvers.interrupts.Terminated` (one last answer, exit status 130 /
-    143), also when they arrive inside a C library that swallows the exception."""
-    global _json_stream
-    import signal
-    import threading
-
-    from .solvers.interrupts import handle, raise_if_interrupted
-
-    pyomo_logger = logging.getLogger("pyomo.core")
-    quiet = _ConstructionLogFilter()
-    pyomo_logger.addFilter(quiet)
-    handlers = logging.getLogger("pyomo").handlers  # records of every pyomo.* logger reach these
-    for handler in handlers:
-        handler.addFilter(quiet)
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            previous[signum] = signal.signal(signum, handle)
-    saved = _json_stream
-    with contextlib.ExitStack() as stack:
-        if wants_json:
-            _json_stream = sys.stdout
-            stack.enter_context(contextlib.redirect_stdout(sys.stderr))
-            # Pyomo's log handler holds the stdout stream itself: its records go to stderr too
-            for handler in logging.getLogger("pyomo").handlers:
-                if isinstance(handler, logging.StreamHandler) and handler.stream is _json_stream:
-                    handler.setStream(sys.stderr)
-                    stack.callback(handler.setStream, _json_stream)
-        try:
-            yield
-            raise_if_interrupted()  # a signal whose exception a C library swallowed
-        finally:
-            _json_stream = saved
-            pyomo_logger.removeFilter(quiet)
-            for handler in handlers:
-                handler.removeFilter(quiet)
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
-
 
 def _cmd_solvers(args):
-    from .solvers import available_solvers
+    from ..solvers import available_solvers
 
     rows = available_solvers()
     if not rows:
@@ -165,24 +88,6 @@ def _cmd_list(args):
     return 0
 
 
-def parse_settings(settings):
-    """``["key=value", …]`` → ``{key: value}`` with JSON-typed values (``2.5``, ``true``,
-    ``[1, 2]``, ``"text"``); a value that is not JSON is taken as a string."""
-    from .errors import ConfigurationError
-
-    options = {}
-    for item in settings or ():
-        key, sep, text = item.partition("=")
-        key = key.strip()
-        if not sep or not key.isidentifier():
-            raise ConfigurationError(f"--set {item!r}: expected KEY=VALUE with KEY a model option name")
-        try:
-            options[key] = json.loads(text)
-        except ValueError:
-            options[key] = text
-    return options
-
-
 def _json_safe(result):
     """The result's entries that a trajectory's metadata can hold (JSON values)."""
     return {k: v for k, v in result.items() if k != "stages"}
@@ -199,7 +104,7 @@ def _stage_line(stage):
 
 
 def _cmd_run(args):
-    from .errors import MbdynError, SolveFailedError
+    from ..errors import MbdynError, SolveFailedError
 
     stages = []
 
@@ -229,14 +134,14 @@ def _cmd_run(args):
         return 2
     figures, plot_error = [], None
     if args.save is not None:
-        from .trajectory import Trajectory
+        from ..trajectory import Trajectory
 
         try:
             result["saved"] = str(Trajectory.from_block(model.dyn, **_json_safe(result)).save(args.save))
         except Exception as err:  # the solve stands: print it, then say what failed
             plot_error = f"--save {args.save}: {type(err).__name__}: {err}"
     if args.plot is not None:
-        from .figures import model_figures
+        from ..figures import model_figures
 
         try:
             figures = [str(p) for p in model_figures(args.model, model, args.plot)]
@@ -245,7 +150,7 @@ def _cmd_run(args):
             plot_error = failed if plot_error is None else f"{plot_error}; {failed}"
     html = None
     if args.html is not None:
-        from .plotting import animate_html
+        from ..plotting import animate_html
 
         try:
             title = f"{args.model}: {result.get('scheme')}, N = {result.get('steps')}, {result.get('status')}"
@@ -279,176 +184,6 @@ def _cmd_run(args):
     return 0 if result["status"] in ("optimal", "locallyOptimal") else 1
 
 
-def _split_list(text, flag, kind=str):
-    """``"20,40,80"`` → ``[20, 40, 80]`` (``kind`` applied to each item)."""
-    from .errors import ConfigurationError
-
-    items = [item.strip() for item in text.split(",")]
-    if not text.strip() or not all(items):
-        raise ConfigurationError(f"{flag} {text!r}: expected a comma-separated list, e.g. {flag} 20,40,80")
-    try:
-        return [kind(item) for item in items]
-    except ValueError:
-        raise ConfigurationError(f"{flag} {text!r}: expected {kind.__name__} values, e.g. 20,40,80") from None
-
-
-def _study_executor(args):
-    """``(executor, close)`` for ``--scheduler``; ``(None, None)``: the study's own supervised
-    processes (``--workers``: a lost worker or a run beyond ``--task-timeout`` costs that run only)."""
-    from .errors import ConfigurationError
-
-    if args.scheduler is None:
-        return None, None
-    try:
-        from distributed import Client
-    except ImportError:
-        raise ConfigurationError(
-            "--scheduler needs Dask's distributed scheduler: pip install 'pyomo_mbdyn[dask]'") from None
-    try:
-        client = Client(args.scheduler)
-    except (ValueError, TypeError) as err:  # not an address: "notaurl", an unknown scheme
-        raise ConfigurationError(f"--scheduler {args.scheduler!r}: not a scheduler address ({err}); "
-                                 f"expected e.g. tcp://host:8786") from None
-    except (OSError, TimeoutError) as err:
-        raise ConfigurationError(f"--scheduler {args.scheduler!r}: cannot connect ({err})") from None
-    return client.get_executor(), client.close
-
-
-def _study_table(args, study):
-    """Run the study that ``args`` asks for; ``(table, options)``.  Everything is checked
-    before anything runs: the options, the ``--csv`` destination
-    (:class:`~pyomo_mbdyn.errors.DestinationError`), ``--save-dir`` and the other
-    arguments (by the study), the scheduler's address."""
-    from .studies import multistart, sweep
-    from .atomic import check_destination
-
-    options = parse_settings(args.set)
-    if args.csv is not None:
-        check_destination(args.csv, what="--csv table")
-    grid = {}
-    if study == "sweep":
-        if args.scheme is not None:
-            grid["scheme"] = _split_list(args.scheme, "--scheme")
-        if args.steps is not None:
-            grid["steps"] = _split_list(args.steps, "--steps", int)
-    from pyomo_mbdyn.models import check_steps
-
-    for steps in grid.get("steps", []) + ([args.steps] if study != "sweep" and args.steps is not None else []):
-        check_steps(args.model, steps)  # before any run: a bad grid point fails no worker
-    executor, close = _study_executor(args)
-    common = {"executor": executor, "workers": args.workers, "task_timeout": args.task_timeout,
-              "solver": args.solver, "save_dir": args.save_dir}
-    try:
-        if study == "sweep":
-            table = sweep(args.model, grid, options=options, **common)
-        else:
-            options.update({k: v for k, v in (("scheme", args.scheme), ("steps", args.steps)) if v is not None})
-            table = multistart(args.model, args.starts, seed=args.seed, perturb=args.perturb,
-                               radius=args.radius, options=options, **common)
-    finally:
-        if close is not None:
-            try:
-                close()
-            except Exception as err:  # the results stand; say it and go on
-                print(f"pyomo-mbdyn: closing the Dask client failed: {type(err).__name__}: {err}", file=sys.stderr)
-    return table, options
-
-
-def _print_study(table, best):
-    import pandas as pd
-
-    from .studies import SUCCESS
-
-    inputs = list(table.columns[:list(table.columns).index("status")])
-    shown = inputs + [c for c in ("status", "objective", "iterations", "build_seconds", "solve_seconds",
-                                  "optimum") if c in table.columns]
-    with pd.option_context("display.width", 200, "display.max_columns", 40):
-        print(table[shown].to_string())
-    for task, row in table[~table["status"].isin(SUCCESS)].iterrows():
-        print(f"run {task}: {row['status']}: {row['message']}")
-    if "optimum" in table.columns:
-        for label, group in table[table["optimum"].notna()].groupby("optimum"):
-            print(f"optimum {label}: J = {group['objective'].min():.12g} from start(s) "
-                  f"{', '.join(str(start) for start in group['start'])}")
-    if best is None:
-        print(f"best run: none ended {' or '.join(SUCCESS)}")
-    else:
-        described = ", ".join(f"{key}={best[key]}" for key in inputs)
-        print(f"best run: {best.name} ({described}): J = {best['objective']:.12g}")
-
-
-def _cmd_study(args, study):
-    """``sweep`` / ``multistart``: run the study, then report it.  A bad request (exit 2)
-    is refused before any solve.  Once the runs are done their results are always
-    printed (the table, or the one JSON object): a failure afterwards (writing
-    ``--csv``: exit 1; a bug in the reporting: exit 3) is added to them as ``error``
-    (with ``--json`` also ``"status": "error"``) and said on stderr."""
-    from .errors import MbdynError
-    from .studies import SUCCESS, best as best_run, to_records, write_table_csv
-
-    try:
-        table, options = _study_table(args, study)
-    except MbdynError as err:
-        if args.json:
-            _print_json({"model": args.model, "study": study, "status": "error", "error": str(err)})
-        print(f"pyomo-mbdyn: {err}", file=sys.stderr)
-        return EXIT_BAD_REQUEST
-    errors, code = [], None
-
-    def failed(what, err, status):
-        nonlocal code
-        errors.append(f"{what}: {type(err).__name__}: {err}")
-        code = status if code is None else max(code, status)
-
-    try:
-        best = best_run(table)
-    except Exception as err:  # the runs stand: print them
-        best = None
-        failed("internal error while choosing the best run", err, EXIT_INTERNAL)
-    written = None
-    if args.csv is not None:
-        try:
-            written = write_table_csv(table, args.csv)
-        except OSError as err:  # a DestinationError: the file system changed since the check
-            failed(f"--csv {args.csv}", err, EXIT_FAILED)
-        except Exception as err:
-            failed(f"internal error while writing --csv {args.csv}", err, EXIT_INTERNAL)
-    if args.json:
-        try:
-            runs = to_records(table)
-            chosen = to_records(best)
-        except Exception as err:
-            runs, chosen = table.to_dict("records"), None
-            failed("internal error while converting the runs to JSON", err, EXIT_INTERNAL)
-        out = {"model": args.model, "study": study, "runs": runs, "best": chosen, "options": options}
-        if errors:
-            out.update(status="error", error="; ".join(errors))
-        _print_json(out)
-    else:
-        try:
-            _print_study(table, best)
-        except Exception as err:  # print the runs plainly
-            print(table.to_string())
-            failed("internal error while printing the table", err, EXIT_INTERNAL)
-        if written is not None:
-            print(f"table written to {written}")
-    for error in errors:
-        print(_line(args.model, error), file=sys.stderr)
-    if code is not None:
-        return code
-    if study == "sweep":
-        return 0 if table["status"].isin(SUCCESS).all() else EXIT_FAILED
-    return 0 if best is not None else EXIT_FAILED
-
-
-def _cmd_sweep(args):
-    return _cmd_study(args, "sweep")
-
-
-def _cmd_multistart(args):
-    return _cmd_study(args, "multistart")
-
-
 def _cmd_diagnose(args):
     """``diagnose MODEL``: build the model as ``run`` does (``--scheme``, ``--steps``,
     ``--set``), optionally solve it (``--solve``), and print the report of
@@ -462,9 +197,9 @@ def _cmd_diagnose(args):
 
     from pyomo_mbdyn.models import MODELS
 
-    from .diagnosis import diagnose
-    from .errors import ConfigurationError, MbdynError
-    from .studies.run import _check_options
+    from ..diagnosis import diagnose
+    from ..errors import ConfigurationError, MbdynError
+    from ..studies.run import _check_options
 
     request = {"model": args.model, "scheme": args.scheme, "steps": args.steps}
     try:
@@ -474,12 +209,12 @@ def _cmd_diagnose(args):
         kwds = parse_settings(args.set)
         _check_options(args.model, module, kwds)
         kwds.update({k: v for k, v in (("scheme", args.scheme), ("steps", args.steps)) if v is not None})
-        from .studies.size import check_size
+        from ..studies.size import check_size
 
         check_size(args.model, module.build, kwds, force=args.force)  # before a build too large to hold
         model = module.build(**kwds)
         if args.solve:
-            from .solvers import get_solver
+            from ..solvers import get_solver
 
             opt = get_solver(args.solver, model=model)
     except MbdynError as err:
@@ -489,7 +224,7 @@ def _cmd_diagnose(args):
         return EXIT_BAD_REQUEST
     solved, failed_results = None, None
     if args.solve:
-        from .ocp.solve import SUCCESS
+        from ..ocp.solve import SUCCESS
 
         try:
             results = opt.solve(model)
@@ -515,29 +250,6 @@ def _cmd_diagnose(args):
     return 0
 
 
-def _add_study_arguments(parser):
-    parser.add_argument("--solver", default=None, help="solver name (default: get_solver())")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
-                        help="a model option, as for run (JSON-typed VALUE)")
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, default=None, metavar="K",
-                       help="local worker processes (default: one per CPU, at most one per run); a process "
-                            "that dies costs only the run it was on, the others run on a new one")
-    where.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                       help="run on the Dask cluster whose scheduler is at ADDRESS (e.g. tcp://host:8786)")
-    parser.add_argument("--task-timeout", type=float, default=None, metavar="S", dest="task_timeout",
-                        help="seconds a run may take; a run that has not ended by then is reported with "
-                             "status 'timeout' and its worker process killed and replaced (on a Dask "
-                             "cluster it is abandoned); default: no limit")
-    out = parser.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="print one JSON object")
-    out.add_argument("--csv", default=None, metavar="FILE",
-                     help="also write the table of runs to FILE (checked before any run)")
-    parser.add_argument("--save-dir", default=None, metavar="DIR",
-                        help="save each solved trajectory (.npz, pyomo_mbdyn.results) into DIR, created if "
-                             "missing (with --scheduler: on the workers' file system)")
-
-
 class ArgumentError(Exception):
     """A command line the parser refuses (raised instead of argparse's exit)."""
 
@@ -547,9 +259,6 @@ class _Parser(argparse.ArgumentParser):
         raise ArgumentError(f"{self.prog}: {message}")
 
 
-#: exit statuses: 0 success, 1 a solve (or a requested figure) failed, 2 a bad request
-#: (arguments, options, model construction), 3 an internal error (a bug: please report it)
-EXIT_FAILED, EXIT_BAD_REQUEST, EXIT_INTERNAL = 1, 2, 3
 
 
 def build_parser():
@@ -637,7 +346,7 @@ def main(argv=None):
     internal error)."""
     import os
 
-    from .errors import MbdynError
+    from ..errors import MbdynError
 
     argv = sys.argv[1:] if argv is None else list(argv)
     wants_json = "--json" in argv
@@ -656,7 +365,7 @@ def main(argv=None):
         return refuse(str(err), "error", EXIT_BAD_REQUEST)
     except SystemExit as exit:  # --help, --version: argparse printed what was asked
         return exit.code if isinstance(exit.code, int) else 0
-    from .solvers.interrupts import exit_status, interruption_behind
+    from ..solvers.interrupts import exit_status, interruption_behind
 
     def interrupted(interrupt):  # Ctrl-C (130), SIGTERM (143): also inside a solver
         signum = exit_status(interrupt) - 128
@@ -668,6 +377,10 @@ def main(argv=None):
             return args.func(args)
     except KeyboardInterrupt as interrupt:
         return interrupted(interrupt)
+    except BrokenPipeError:  # the reader left (``pyomo-mbdyn list | head -1``): nothing more to say
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit would fail again
+        return EXIT_FAILED
     except Exception as err:
         interrupt = interruption_behind(err)  # a signal that surfaced as another error
         if interrupt is not None:
@@ -680,6 +393,3 @@ def main(argv=None):
         return refuse(f"internal error: {type(err).__name__}: {err} (please report it; "
                       f"PYOMO_MBDYN_TRACEBACK=1 shows the traceback)", "internal error", EXIT_INTERNAL)
 
-
-if __name__ == "__main__":
-    sys.exit(main())
