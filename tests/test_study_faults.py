@@ -96,6 +96,21 @@ def test_a_timeout_on_a_given_process_pool_kills_its_processes_and_the_rest_run(
     assert "task_timeout" in table.loc[0, "message"]
 
 
+def test_a_dask_cluster_without_workers_fails_the_study_instead_of_waiting(monkeypatch):
+    """Dask leaves the futures of a cluster without workers pending for ever; the study asks the
+    scheduler and, after NO_WORKERS seconds without any, reports the unfinished tasks as failed."""
+    from distributed import Client, LocalCluster
+
+    from pyomo_mbdyn.studies import pool as pool_module
+
+    monkeypatch.setattr(pool_module, "POLL", 0.2)
+    monkeypatch.setattr(pool_module, "NO_WORKERS", 1.0)
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster, Client(cluster) as client:
+        table = sweep(faulty, {"steps": [6, 8]}, executor=client.get_executor())
+    assert _statuses(table) == ["error", "error"], table["message"].tolist()
+    assert all("the Dask cluster has had no workers" in m for m in table["message"])
+
+
 def test_a_sweep_on_threads_leaves_stdout_and_stderr_as_they_were(capsys):
     before = sys.stdout, sys.stderr
     with ThreadPoolExecutor(2) as threads:

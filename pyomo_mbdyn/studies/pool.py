@@ -37,7 +37,12 @@ pool, a thread pool, a Dask cluster's) and survives what that executor allows:
   process pool's processes are then killed (the pool breaks, the unfinished tasks
   run again as above); a thread or a Dask worker cannot be stopped from outside: it
   stays busy with the abandoned task until that returns, and the study goes on with
-  the other workers (with none left, the remaining tasks are reported as not run).
+  the other workers (with none left, the remaining tasks are reported as not run);
+* a Dask cluster that has lost every worker would leave its futures pending for
+  ever: while no task ends, the study asks the scheduler for workers every
+  :data:`POLL` seconds, and when it has had none for :data:`NO_WORKERS` seconds
+  the unfinished tasks are reported as failed ("the Dask cluster has no workers")
+  instead of waiting for workers that may never come.
 """
 
 import multiprocessing
@@ -49,10 +54,15 @@ from collections import deque
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-__all__ = ["run_supervised", "run_on_executor", "LOST", "TIMEOUT", "STARTUP"]
+__all__ = ["run_supervised", "run_on_executor", "LOST", "TIMEOUT", "STARTUP", "POLL", "NO_WORKERS"]
 
 #: status of a task whose process was lost, and of a task that ran out of time
 LOST, TIMEOUT = "error", "timeout"
+
+#: seconds between two looks at a Dask cluster's workers while no task ends
+POLL = 10.0
+#: seconds a Dask cluster may have no worker before its unfinished tasks are reported as failed
+NO_WORKERS = 120.0
 
 #: seconds a worker has to leave after being asked to (then it is killed)
 _GRACE = 5.0
@@ -252,6 +262,18 @@ def _capacity(executor):
     return max(1, int(count or os.cpu_count() or 1))
 
 
+def _has_workers(executor):
+    """False only for a Dask client's executor whose scheduler knows no worker (True when it
+    cannot tell: any other executor, or a scheduler that does not answer)."""
+    client = getattr(executor, "_client", None)
+    if client is None:
+        return True
+    try:
+        return bool(client.scheduler_info().get("workers"))
+    except Exception:
+        return True
+
+
 def _kill_processes(executor):
     """Kill a process pool's processes (it breaks: its unfinished futures fail)."""
     for process in list((getattr(executor, "_processes", None) or {}).values()):
@@ -273,6 +295,7 @@ def run_on_executor(tasks, function, executor, timeout=None, initializer=None, i
     capacity = _capacity(executor) if timeout is not None else max(1, len(tasks))
     pending, running, stuck, leftovers = deque(tasks), {}, set(), []
     broken = False
+    watch_workers, workerless_since = getattr(executor, "_client", None) is not None, None
     while pending or running:
         stuck = {future for future in stuck if not future.done()}
         while pending and not broken and len(running) + len(stuck) < capacity:
@@ -299,7 +322,25 @@ def run_on_executor(tasks, function, executor, timeout=None, initializer=None, i
         limit = None
         if timeout is not None:
             limit = max(0.0, min(submitted for _, submitted in running.values()) + timeout - time.monotonic())
+        if watch_workers:
+            limit = POLL if limit is None else min(limit, POLL)
         done, _ = wait(running, timeout=limit, return_when=FIRST_COMPLETED)
+        if watch_workers and not done:
+            if _has_workers(executor):
+                workerless_since = None
+            elif workerless_since is None:
+                workerless_since = time.monotonic()
+            elif time.monotonic() - workerless_since >= NO_WORKERS:
+                message = (f"not finished: the Dask cluster has had no workers for {NO_WORKERS:g} s "
+                           "(all lost or retired); start workers and run the study again")
+                for future, (task, _) in list(running.items()):
+                    future.cancel()
+                    yield task, None, ("error", message)
+                for task in pending:
+                    yield task, None, ("error", message)
+                running.clear()
+                pending.clear()
+                break
         for future in done:
             task, _ = running.pop(future)
             try:
