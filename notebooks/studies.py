@@ -155,7 +155,7 @@ def pendulum(scheme, target=(-1.0, 1.0), steps=20, horizon=2.0):
     return m
 
 
-studies = {scheme: multistart(functools.partial(pendulum, scheme), 12, seed=0, radius=0.1,
+studies = {scheme: multistart(functools.partial(pendulum, scheme), 8, seed=0, radius=0.1,
                               solve_options={"max_iter": 150}, executor=executor)
            for scheme in ("bem", "rem")}
 pd.concat({s: t[["status", "objective", "iterations", "optimum"]] for s, t in studies.items()}, axis=1)
@@ -166,7 +166,7 @@ for scheme, table in studies.items():
           f"(start {best(table)['start']}), {table['optimum'].max() + 1} distinct optima")
 
 # %% [markdown]
-# The landscape is rugged: twelve starts reach many local optima, and the
+# The landscape is rugged: eight starts reach many local optima, and the
 # two default runs simply land in different ones (BEM 164.9, REM 288.2).  The
 # schemes do not disagree:
 # BEM = REM is a statement about each optimum.  Every optimum the REM found is
@@ -204,7 +204,7 @@ print(f"best over all: REM {best_rem:.6g}; BEM started at it: {cross.iloc[0]['BE
 # %% [markdown]
 # The BEM started on each REM optimum stays there: IPOPT finds it optimal at
 # its first iterate, the same J to 10⁻⁹ — the best optimum (46.07) among them,
-# which the BEM's own twelve starts did not find (its best: 78.97).  Where a multi-start lands is a matter
+# which the BEM's own eight starts did not find (its best: 78.97).  Where a multi-start lands is a matter
 # of where a local solver goes from a start, not a disagreement of the
 # schemes: the REM is the BEM with the multipliers eliminated, and their
 # discrete optima are one set.  The better pendulum motion is the

@@ -33,6 +33,8 @@ NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
 #: a guard against hanging kernels, not a timing test (timings belong in benchmarks/):
 #: every notebook runs in well under a minute on a 2-core machine
 TIMEOUT_SECONDS = 300
+#: notebooks run at once (one kernel per core of a two-core machine; :func:`executed`)
+CONCURRENT = 2
 
 
 def _execute(nb, cwd):
@@ -89,10 +91,39 @@ def test_kernel_is_this_interpreter(tmp_path):
     assert prefix == sys.prefix and package == pyomo_mbdyn.__file__
 
 
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    """Every notebook run from a clean kernel, :data:`CONCURRENT` at a time: ``{name: (notebook,
+    the exception that stopped it or None)}``.  Each kernel is a process of its own, so running
+    two at once changes no verdict; it halves the notebooks' wall time on two cores."""
+    import asyncio
+
+    async def run_all():
+        gate = asyncio.Semaphore(CONCURRENT)
+
+        async def run(path):
+            async with gate:
+                nb = nbformat.read(path, as_version=4)
+                client = NotebookClient(nb, kernel_name="python3", timeout=TIMEOUT_SECONDS,
+                                        resources={"metadata": {"path": str(tmp_path_factory.mktemp(path.stem))}})
+                try:
+                    await client.async_execute()
+                except Exception as err:  # CellExecutionError on the first failing cell, a dead kernel, …
+                    return path.stem, nb, err
+                return path.stem, nb, None
+
+        # the longest first, so that the other notebooks run beside it
+        ordered = sorted(NOTEBOOKS, key=lambda p: p.stem != "studies")
+        return await asyncio.gather(*(run(path) for path in ordered))
+
+    return {name: (nb, err) for name, nb, err in asyncio.run(run_all())}
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs(path, tmp_path):
-    nb = nbformat.read(path, as_version=4)
-    _execute(nb, tmp_path)  # raises CellExecutionError on the first failing cell
+def test_notebook_runs(path, executed):
+    nb, error = executed[path.stem]
+    if error is not None:
+        raise error
     errors = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs
               if out.output_type == "error"]
     assert not errors
