@@ -149,6 +149,7 @@ def assert_ripopt_agrees(build, reference, paper):
     check_optimum(other, paper)
 
 
+@pytest.mark.slow  # ripopt takes a minute here; the default run has its cross-check on the arm (E3)
 def test_ripopt_reaches_the_same_three_rotor_optimum(three_rotors):
     assert_ripopt_agrees(satellite.build, three_rotors, 2.8242e6)
 

@@ -30,6 +30,23 @@ def test_bem_and_rem_optima_coincide(free):
     assert_same_optimum(free["bem"], free["rem"])
 
 
+
+def test_ripopt_reaches_the_same_optimum(free):
+    """An independent NLP solver (pyomo-ripopt, AMPL protocol) from the same guess reaches the
+    REM optimum IPOPT reached, the same trajectory and the final configuration (the satellite's
+    cross-check, a minute long, runs with ``-m slow``)."""
+    import pyomo.environ as pyo
+    import pyomo_ripopt  # noqa: F401  (registers the "ripopt" solver; a test dependency)
+
+    m = arm.build("rem", steps=arm.STEPS, case="free")
+    opt = pyo.SolverFactory("ripopt")
+    opt.options["tol"] = 1e-9
+    assert opt.solve(m).solver.termination_condition == pyo.TerminationCondition.optimal
+    assert abs(cost(m) - cost(free["rem"])) < 1e-9 * cost(free["rem"])
+    ours, theirs = free["rem"].dyn.trajectory(), m.dyn.trajectory()
+    assert np.abs(theirs.q - ours.q).max() < 1e-6 and np.abs(theirs.u - ours.u).max() < 1e-6 * np.abs(ours.u).max()
+    np.testing.assert_allclose(arm.joint_angles(theirs.q[-1]), arm.ALPHAF, atol=1e-9)
+
 def test_final_state_is_reached(free):
     for scheme, m in free.items():
         tr_m = m.dyn.trajectory()
