@@ -59,6 +59,26 @@ def _loads_at_midpoints(rec):
     return rec is None or rec.loads == "midpoints"
 
 
+def _load_stages(trajectory, rec, q):
+    """``[(weight, configurations (N, n), controls (N, n_u))]``: where and with which controls
+    the scheme applies its loads on each interval (the record's ``loads``): at the midpoint
+    (weight 1), at the two nodes (½ each), or at the Runge–Kutta stages with their weights
+    (the trajectory's stage configurations ``q_mid`` and stage controls ``u_start``/``u_end``,
+    or its interval controls where it has none: a simulation applies them at every stage)."""
+    u = np.asarray(trajectory.u, float)
+    if rec is not None and rec.loads == "stages" and trajectory.extras.get("q_mid") is not None:
+        from .discretization.lobatto import LOBATTO_WEIGHTS
+
+        extras = trajectory.extras
+        controls = [np.asarray(extras.get(name, u), float) for name in ("u_start", "u", "u_end")]
+        controls[1] = u
+        at = (q[:-1], np.asarray(extras["q_mid"], float), q[1:])
+        return [(float(b), Q, U) for b, Q, U in zip(LOBATTO_WEIGHTS, at, controls)]
+    if _loads_at_midpoints(rec):
+        return [(1.0, 0.5 * (q[:-1] + q[1:]), u)]
+    return [(0.5, q[:-1], u), (0.5, q[1:], u)]
+
+
 def momentum_balance(trajectory, table=None, *, scheme=None):
     """The balance of each momentum map the joints to the ground allow.
 
@@ -72,7 +92,9 @@ def momentum_balance(trajectory, table=None, *, scheme=None):
         I_k = Σ_{i<k} −h [∇V·ξ(q_{i+½}) + (u_i + K ν_i)·η_i],   η_i = B ξ,
 
     with ``B ξ`` at the interval's midpoint or averaged over its nodes, as the
-    scheme applies its loads, and the balance ``J_k − J_0 − I_k``.  A scheme
+    scheme applies its loads (a Runge–Kutta scheme with stage controls, Lobatto
+    IIIA–IIIB: ``Σ_s b_s [∇V·ξ(Q_s) + u_s·B(Q_s)ξ(Q_s)]`` over its stages), and the
+    balance ``J_k − J_0 − I_k``.  A scheme
     in coordinates of its own (the quaternion top) applies its loads there:
     only the momenta nothing acts on are kept.
 
@@ -128,16 +150,18 @@ def momentum_balance(trajectory, table=None, *, scheme=None):
     rec = _scheme_record(scheme if scheme is not None else trajectory.metadata.get("scheme"))
     q, h = np.asarray(trajectory.q, float), float(trajectory.h)
     N = q.shape[0] - 1
-    loads = np.zeros((N, system.n_velocities))
-    loads[:, system.actuated_indices] = np.asarray(trajectory.u, float).reshape(N, -1)
-    loads += system.friction * np.asarray(trajectory.nu, float)  # u + K ν per interval
+    friction_loads = system.friction * np.asarray(trajectory.nu, float)  # K ν per interval
     grad = np.asarray(system.potential_gradient(), float)
-    midpoints = 0.5 * (q[:-1] + q[1:])
+    stages = _load_stages(trajectory, rec, q)
+    loads = []  # u + K ν per stage and interval, on the generalised velocities
+    for _, _, controls in stages:
+        stage = np.zeros((N, system.n_velocities))
+        stage[:, system.actuated_indices] = np.asarray(controls, float).reshape(N, -1)
+        loads.append(stage + friction_loads)
     B, impulse_error = None, None
-    if np.any(loads != 0):
+    if any(np.any(stage != 0) for stage in loads):
         try:
-            at = midpoints if _loads_at_midpoints(rec) else q
-            B = np.array([np.asarray(system.control_matrix(qk), float) for qk in at])
+            B = [np.array([np.asarray(system.control_matrix(qk), float) for qk in at]) for _, at, _ in stages]
         except ConfigurationError as err:
             impulse_error = f"the control impulse needs B(q); {err}".replace(f"{system}: ", "")
     # a scheme in its own coordinates (the quaternion top) applies its loads there, not as below
@@ -152,19 +176,17 @@ def momentum_balance(trajectory, table=None, *, scheme=None):
                        for G, x in zip(jacobians, xi))
         if resisted > 1e-8:
             continue
-        gravity = -h * np.array([grad @ _generator(system, qm, motion, axis) for qm in midpoints])
+        xi_at = [np.array([_generator(system, qk, motion, axis) for qk in at]) for _, at, _ in stages]
+        gravity = -h * sum(weight * (x @ grad) for (weight, _, _), x in zip(stages, xi_at))
         e = np.eye(3)[axis]
         g = np.asarray(system.gravity, float)
         has_gravity = bool(np.linalg.norm(np.cross(g, e) if motion == "rotation" else g @ e) > 0)
         actuators, friction, control = [], False, np.zeros(N)
         if B is not None:
-            if _loads_at_midpoints(rec):
-                eta = np.einsum("kij,kj->ki", B, 0.5 * (xi[:-1] + xi[1:]))
-            else:
-                nodal = np.einsum("kij,kj->ki", B, xi)
-                eta = 0.5 * (nodal[:-1] + nodal[1:])
-            acting = np.abs(eta).max(axis=0) > 1e-9 * max(np.abs(xi).max(), 1.0)
-            control = -h * np.einsum("ki,ki->k", loads, eta)
+            etas = [np.einsum("kij,kj->ki", Bs, x) for Bs, x in zip(B, xi_at)]
+            acting = np.max([np.abs(eta).max(axis=0) for eta in etas], axis=0) > 1e-9 * max(np.abs(xi).max(), 1.0)
+            control = -h * sum(weight * np.einsum("ki,ki->k", stage, eta)
+                               for (weight, _, _), stage, eta in zip(stages, loads, etas))
             actuators = [name for name, j in zip(system.actuated, system.actuated_indices) if acting[j]]
             friction = bool(np.any(acting & (system.friction > 0)))
         elif impulse_error is not None:
@@ -216,6 +238,7 @@ def energy_statement(scheme):
         return f"{name}, discrete-gradient scheme: T + V + W constant to solver tolerance"
     if rec.energy_consistent or rec.system == "top":
         return f"{name}, energy-momentum scheme: T + V + W + D constant to solver tolerance"
+    order = {2: "²", 4: "⁴"}.get(rec.order, f"^{rec.order}")
     if rec.momentum_consistent:
-        return f"{name}, variational scheme: energy oscillates, bounded, no drift (O(h²))"
-    return f"{name}: neither energy- nor momentum-consistent, O(h²) energy error"
+        return f"{name}, variational scheme: energy oscillates, bounded, no drift (O(h{order}))"
+    return f"{name}: neither energy- nor momentum-consistent, O(h{order}) energy error"

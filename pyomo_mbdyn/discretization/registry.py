@@ -49,12 +49,14 @@ Capabilities
     the momentum maps of symmetries change exactly by the applied loads / the
     discrete energy balance T + V + W + D holds to round-off;
 ``order``
-    the order of accuracy (2 for every scheme here);
+    the order of accuracy (2; 4 for the three-stage Lobatto IIIA–IIIB pair);
 ``loads``
     where the scheme applies controls and friction: ``"midpoints"`` — ``Bᵀ(q♯_{k+½})``
     once per interval (the energy–momentum and midpoint schemes, whose joint rates
     ν_{k,k+1} = B v_{k+½} are the interval's), ``"nodes"`` — lumped half to each node,
-    ``(h/2) B(q_k)ᵀ`` (DMOCC Eq. 3.10, RATTLE), or None (no multibody loads);
+    ``(h/2) B(q_k)ᵀ`` (DMOCC Eq. 3.10, RATTLE), ``"stages"`` — at the stages of a
+    Runge–Kutta step with its weights, ``h b_s B(Q_s)ᵀ`` with one control per stage
+    (Lobatto IIIA–IIIB), or None (no multibody loads);
 ``midpoint_inputs``
     also takes the plain-midpoint input rows B(q_{k+½}) instead of the consistent
     (contravariant) B(q♯) (option ``contravariant=False``; thesis §4.2).
@@ -65,6 +67,7 @@ from dataclasses import dataclass, field
 
 from ..errors import ConfigurationError
 from .hamiltonian import GRADIENTS
+from .lobatto import LOBATTO_STEP
 from .rattle import RATTLE_STEP
 from .steps import BEM_STEP, DMOCC_LM_STEP, DMOCC_STEP, GC_STEP, REM_STEP
 
@@ -186,7 +189,7 @@ def scheme_names(**capabilities):
     Examples
     --------
     >>> scheme_names(optimal_control=True)
-    ['bem', 'rem', 'dmocc', 'dmocc_lm', 'gc', 'rattle']
+    ['bem', 'rem', 'dmocc', 'dmocc_lm', 'gc', 'rattle', 'lobatto']
     >>> scheme_names(energy_consistent=True), scheme_names(system="hamiltonian")
     (['bem', 'rem'], ['dnco'])
     """
@@ -266,6 +269,11 @@ register(SchemeRecord(
     reference="Hairer, Lubich & Wanner, Geometric Numerical Integration, VII.1.4",
     block="pyomo_mbdyn.schemes.rattle:RATTLEBlock", step=RATTLE_STEP, final_configuration=("nodes",),
     final_rest="joint_rates", coordinate_systems=True, loads="nodes"))
+register(SchemeRecord(
+    name="lobatto", title="Lobatto IIIA–IIIB, three stages: fourth-order constrained variational integrator",
+    reference="Jay 1996 (SPARK); Hairer, Lubich & Wanner, Geometric Numerical Integration, VII.1.5",
+    block="pyomo_mbdyn.schemes.lobatto:LobattoBlock", step=LOBATTO_STEP, final_configuration=("nodes",),
+    final_rest="joint_rates", loops=True, coordinate_systems=True, order=4, loads="stages"))
 register(SchemeRecord(
     name="quaternion", title="quaternion energy-momentum scheme for a heavy top",
     reference="thesis ch. 5 (Betsch & Siebert 2009)", block="pyomo_mbdyn.schemes.quaternion:QuaternionBlock",

@@ -39,10 +39,11 @@ class Bounds:
             raise ConfigurationError(f"bound_controls: lower > upper for {bad}")
         for i in dyn.intervals:
             for a in names:
-                if lo[a] is not None:
-                    dyn.u[i, a].setlb(lo[a])
-                if hi[a] is not None:
-                    dyn.u[i, a].setub(hi[a])
+                for var in dyn.control_variables(i, a):  # every control stage of the scheme
+                    if lo[a] is not None:
+                        var.setlb(lo[a])
+                    if hi[a] is not None:
+                        var.setub(hi[a])
 
     def bound_joint(self, joint, lower=None, upper=None):
         """``lower ≤ θ_k ≤ upper`` for the joint coordinates of ``joint`` at every node k ≥ 1.

@@ -118,8 +118,7 @@ class OptimalControlProblem(Bounds):
                                      "would replace the objective — build a new problem for other weights")
         # the weights as stated, for the control equation u = -E λ / (2 w) (ocp.multipliers)
         self.block.effort_weights = pyo.Param(list(dyn.actuated), initialize={a: float(w[a]) for a in dyn.actuated})
-        self.block.control_effort = pyo.Objective(
-            expr=dyn.h * sum(w[a] * dyn.u[i, a] ** 2 for i in dyn.intervals for a in dyn.actuated))
+        self.block.control_effort = pyo.Objective(expr=dyn.control_effort(w))
         return self._combined_objective() or self.block.control_effort
 
     # -- free final time -----------------------------------------------------------
@@ -426,6 +425,11 @@ class OptimalControlProblem(Bounds):
         blk.actuator_off = pyo.Constraint(
             dyn.intervals, blk.actuators, [-1, 1],
             rule=lambda b, i, a, side: side * dyn.u[i, a] <= U[a] * b.kept[a])
+        stages = [name for name, _, _ in dyn.CONTROL_STAGES if name != "u"]
+        if stages:  # the scheme's other control stages are switched off with the actuator
+            blk.actuator_off_stages = pyo.Constraint(
+                dyn.intervals, stages, blk.actuators, [-1, 1],
+                rule=lambda b, i, s, a, side: side * dyn.component(s)[i, a] <= U[a] * b.kept[a])
         count = sum(blk.kept[a] for a in names)
         blk.actuator_count = pyo.Constraint(expr=(count == max_active) if exactly else (count <= max_active))
         if any(c.values()):

@@ -243,6 +243,25 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
     CONFIGURATION_FORM = None
     #: how the block states rest at t_N (a :class:`~pyomo_mbdyn.schemes.final_rest.FinalRest`)
     FINAL_REST = None
+    #: the control stages of an interval: ``(variable, abscissa c, weight b)`` with Σ b = 1.
+    #: One control per interval (``u``) unless the scheme applies controls at several
+    #: stages (Lobatto IIIA–IIIB: ``u_start``, ``u``, ``u_end`` at c = 0, ½, 1); ``u`` is
+    #: always one of them, the one a trajectory's ``u`` reports.
+    CONTROL_STAGES = (("u", 0.5, 1.0),)
+
+    def control_variables(self, i, a):
+        """The control variables of actuated coordinate ``a`` on interval ``i``, one per
+        control stage (:attr:`CONTROL_STAGES`): what bounds, fixed controls, actuator
+        selection and random starts act on."""
+        return [self.component(name)[i, a] for name, _, _ in self.CONTROL_STAGES]
+
+    def control_effort(self, weights):
+        """``h Σ_i Σ_s b_s Σ_a w_a u_s[i, a]²``: the effort ``∫ Σ_a w_a u_a² dt`` by the
+        quadrature of the scheme's control stages (one stage: ``h Σ_i Σ_a w_a u[i, a]²``,
+        the papers' objective); ``weights`` maps each actuated coordinate to w_a."""
+        return self.h * sum(b * sum(weights[a] * self.component(name)[i, a] ** 2
+                                    for i in self.intervals for a in self.actuated)
+                            for name, _, b in self.CONTROL_STAGES)
 
     @property
     def configuration_form(self):
@@ -332,6 +351,9 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
         if system.has_loops:  # the columns of P: the reduced rows run over these
             self.independent = pyo.Set(initialize=system.independent, ordered=True)
         self.u = pyo.Var(self.intervals, self.actuated, initialize=0.0)
+        for stage, _, _ in self.CONTROL_STAGES:
+            if stage != "u":
+                self.add_component(stage, pyo.Var(self.intervals, self.actuated, initialize=0.0))
         if self.record.joint_rates:
             self.nu = pyo.Var(self.intervals, self.velocities, initialize=0.0)
         # 5. the scheme; repeated subexpressions become named Expressions
@@ -515,5 +537,6 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
                 f"interval {i} is {float(U[i, a])}")
         for i in self.intervals:
             for a, name in enumerate(actuated):
-                self.u[i, name].fix(U[i, a])
+                for var in self.control_variables(i, name):
+                    var.fix(U[i, a])
 

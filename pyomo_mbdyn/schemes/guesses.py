@@ -174,13 +174,22 @@ class InitialGuess:
                     self.body[name].q[k, c].value = trajectory.q[k, idx]
                 if velocities and not self.body[name].v[k, c].fixed:
                     self.body[name].v[k, c].value = trajectory.v[k, idx]
+        # the controls of every stage: the guess's own where it has them (a trajectory of
+        # this scheme), else its interval controls u
+        stage_controls = {}
+        for stage, _, _ in self.CONTROL_STAGES:
+            given = trajectory.extras.get(stage) if stage != "u" else None
+            usable = given is not None and np.shape(given) == np.shape(trajectory.u) and np.all(np.isfinite(given))
+            stage_controls[stage] = np.asarray(given, float) if usable else trajectory.u
         for i in self.intervals:
             for j, name in enumerate(self.velocities):
                 if self.record.joint_rates:
                     self.nu[i, name].value = trajectory.nu[i, j]
-            for a, name in enumerate(self.actuated):
-                if not self.u[i, name].fixed:  # a guess may lie beyond torque bounds: the solver moves it inside
-                    self.u[i, name].set_value(trajectory.u[i, a], skip_validation=True)
+            for stage, values in stage_controls.items():
+                for a, name in enumerate(self.actuated):
+                    var = self.component(stage)[i, name]
+                    if not var.fixed:  # a guess may lie beyond torque bounds: the solver moves it inside
+                        var.set_value(values[i, a], skip_validation=True)
         self._initialize_scheme(trajectory)
 
     def _check_guess(self, trajectory, used):
