@@ -14,6 +14,7 @@ memory is its own.  Kinds:
 * ``hand-robot ROBOT N`` — the joint-space NLP of :mod:`benchmarks.robots`;
 * ``spatial-chain hand|SCHEME K N`` — :mod:`benchmarks.spatial_chain`;
 * ``dae METHOD NFE`` — :mod:`benchmarks.dae_arm`;
+* ``hermite-simpson N`` — :mod:`benchmarks.hermite_simpson`;
 * ``chain SCHEME K`` — :mod:`benchmarks.chain`.
 """
 
@@ -80,6 +81,10 @@ def main(argv):
         from benchmarks.dae_arm import solve_dae
 
         out = solve_dae(args[0], int(args[1]), timelimit=TIMELIMIT)
+    elif kind == "hermite-simpson":
+        from benchmarks.hermite_simpson import solve as solve_hermite_simpson
+
+        out = solve_hermite_simpson(int(args[0]), timelimit=TIMELIMIT)
     elif kind == "chain":
         from benchmarks.chain import build_chain
 

@@ -24,7 +24,11 @@ LINKS = ((30.0, 1.225, 143.3027, 7.0), (25.0, 1.0208, 88.0208, 6.0), (10.0, 0.40
 G, T = 9.81, 3.0
 PHI0 = np.cumsum([np.pi / 2, -np.pi / 2, np.pi / 2])
 PHIF = np.cumsum([np.pi / 2, 0.0, 0.0])
-METHODS = {"radau3": ("LAGRANGE-RADAU", 3), "legendre1": ("LAGRANGE-LEGENDRE", 1)}
+METHODS = {"radau3": ("LAGRANGE-RADAU", 3), "legendre1": ("LAGRANGE-LEGENDRE", 1),
+           # controls at every collocation point (not one per element) and J by the Radau weights
+           "radau3u": ("LAGRANGE-RADAU", 3)}
+#: Radau IIA (three points) weights on [0, 1]
+RADAU3_WEIGHTS = ((16 - 6 ** 0.5) / 36, (16 + 6 ** 0.5) / 36, 1 / 9)
 
 
 def _coefficients():
@@ -70,7 +74,9 @@ def build_dae(method, nfe):
     m.qwork = pyo.Constraint(m.t, rule=lambda m, t: m.dwork[t] == sum(torque(m, t, j) * m.w[t, j] for j in J))
     discretizer = pyo.TransformationFactory("dae.collocation")
     discretizer.apply_to(m, nfe=nfe, ncp=METHODS[method][1], scheme=METHODS[method][0], wrt=m.t)
-    discretizer.reduce_collocation_points(m, var=m.u, ncp=1, contset=m.t)
+    per_point = method == "radau3u"
+    if not per_point:
+        discretizer.reduce_collocation_points(m, var=m.u, ncp=1, contset=m.t)
     t0, tf = m.t.first(), m.t.last()
     # the equations hold at the collocation points only: at t0 (Radau) and at every element
     # boundary (Legendre) they would define free derivative values through free controls
@@ -90,8 +96,14 @@ def build_dae(method, nfe):
     # the cost state would leave IPOPT without curvature in u at zero multipliers: it stalls)
     fe = list(m.t.get_finite_elements())
     inner = [next(t for t in m.t if a < t < b) for a, b in zip(fe[:-1], fe[1:])]
-    m.obj = pyo.Objective(expr=sum((b - a) * 0.5 * sum(m.u[t, j] ** 2 for j in J)
-                                   for a, b, t in zip(fe[:-1], fe[1:], inner)))
+    if per_point:  # J = Σ_e h_e Σ_c b_c ½|u(t_ec)|², the collocation's own quadrature
+        points = [[t for t in m.t if a < t <= b] for a, b in zip(fe[:-1], fe[1:])]
+        m.obj = pyo.Objective(expr=sum((b - a) * sum(w * 0.5 * sum(m.u[t, j] ** 2 for j in J)
+                                                     for w, t in zip(RADAU3_WEIGHTS, ts))
+                                       for a, b, ts in zip(fe[:-1], fe[1:], points)))
+    else:
+        m.obj = pyo.Objective(expr=sum((b - a) * 0.5 * sum(m.u[t, j] ** 2 for j in J)
+                                       for a, b, t in zip(fe[:-1], fe[1:], inner)))
     # guess: quintic rest-to-rest profile, controls from the equations of motion along it,
     # cost and work by the trapezoidal rule
     times = list(m.t)
@@ -115,6 +127,10 @@ def build_dae(method, nfe):
             tp, pc, pw = prev
             m.work[t].value = m.work[tp].value + 0.5 * (t - tp) * (pw + rate_w)
         prev = (t, rate_c, rate_w)
+    if per_point:  # u(t0) enters no active row and not J: fixed at its guess
+        for j in J:
+            m.u[t0, j].fix()
+        return m
     # one control value per element (the guess must satisfy the interpolation constraints)
     for a, b, ti in zip(fe[:-1], fe[1:], inner):
         for t in m.t:

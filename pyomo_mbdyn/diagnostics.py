@@ -22,7 +22,7 @@ import pandas as pd
 __all__ = ["conservation_table", "trajectory_table"]
 
 
-def conservation_table(system, h, q, v, nu, u):
+def conservation_table(system, h, q, v, nu, u, work=None):
     """Per-node diagnostics.
 
     Parameters
@@ -32,6 +32,9 @@ def conservation_table(system, h, q, v, nu, u):
     q, v : (N+1, n) node configurations and velocities
     nu : (N, dof) interval joint rates ν_{k,k+1}
     u : (N, n_act) interval controls on ``system.actuated``
+    work : (N,) the controls' work on each interval as the scheme states it (default
+        ``h u_k·ν_k``, the midpoint and energy-momentum schemes'; a scheme with stage
+        controls gives its own quadrature: the trajectory extra ``work``)
 
     Returns
     -------
@@ -65,7 +68,9 @@ def conservation_table(system, h, q, v, nu, u):
     u = np.asarray(u, float).reshape(N, len(system.actuated))
     K = system.friction
     act = system.actuated_indices
-    work = np.concatenate([[0.0], np.cumsum([h * (u[i] @ nu[i, act]) for i in range(N)])])
+    if work is None:
+        work = [h * (u[i] @ nu[i, act]) for i in range(N)]
+    work = np.concatenate([[0.0], np.cumsum(np.asarray(work, float))])
     dissipation = np.concatenate([[0.0], np.cumsum([h * (K * nu[i]) @ nu[i] for i in range(N)])])
     rows = []
     for k in range(N + 1):
@@ -83,6 +88,11 @@ def conservation_table(system, h, q, v, nu, u):
 
 
 def trajectory_table(trajectory):
-    """:func:`conservation_table` of a :class:`~pyomo_mbdyn.trajectory.Trajectory`."""
+    """:func:`conservation_table` of a :class:`~pyomo_mbdyn.trajectory.Trajectory`, with the
+    controls' work per interval as the scheme states it where the trajectory carries it (the
+    extra ``work`` of a scheme with stage controls, Lobatto IIIA–IIIB)."""
     t = trajectory
-    return conservation_table(t.system, t.h, t.q, t.v, t.nu, t.u)
+    work = t.extras.get("work")
+    if work is not None and np.shape(work) != (len(t.q) - 1,):
+        work = None
+    return conservation_table(t.system, t.h, t.q, t.v, t.nu, t.u, work=work)

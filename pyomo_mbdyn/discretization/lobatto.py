@@ -53,7 +53,7 @@ from .common import full_controls
 from .steps import OneStep
 
 __all__ = ["LOBATTO_A", "LOBATTO_B_HAT", "LOBATTO_WEIGHTS", "LOBATTO_NODES", "lobatto_residuals",
-           "LobattoStep", "LOBATTO_STEP"]
+           "stage_work", "LobattoStep", "LOBATTO_STEP"]
 
 #: the Lobatto IIIA matrix (configurations), the IIIB matrix (momenta), the weights and abscissae
 LOBATTO_A = np.array([[0.0, 0.0, 0.0], [5 / 24, 1 / 3, -1 / 24], [1 / 6, 2 / 3, 1 / 6]])
@@ -111,6 +111,42 @@ def lobatto_residuals(system, h, q0, v0, q_mid, q1, v1, lam, lam_mid, lam_end, u
     }
 
 
+def stage_work(system, h, q0, v0, q_mid, q1, lam, lam_mid, u_start, u_mid, u_end):
+    """The controls' work on one step by the method's quadrature, ``h Σ_s b_s u_s·B(Q_s)V_s``,
+    with the IIIB stage velocities ``V_s = v_k + h M⁻¹ Σ_j â_sj F_j`` (F_3 does not enter:
+    Â's last column vanishes); numbers only.  The column W of the conservation table of a
+    Lobatto trajectory: T + V + W then has the scheme's O(h⁴) error (the interval rates
+    ν_{k,k+1} of a second-order table would add an O(h²) one).
+
+    Examples
+    --------
+    A hinged link driven from rest for one step of 0.01 s: the work equals minus the
+    energy gained, to the scheme's accuracy (a relative 6e-7; 6e-3 at h = 0.1: O(h⁴)).
+
+    >>> import numpy as np
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> from pyomo_mbdyn.simulate import simulate
+    >>> pendulum = examples.pendulum()
+    >>> tr = simulate(pendulum, pendulum.q0, np.zeros(12), 0.01, 1, [[0.5]], scheme="lobatto")
+    >>> W = stage_work(pendulum, 0.01, tr.q[0], tr.v[0], tr.q_mid[0], tr.q[1], tr.lam[0], tr.lam_mid[0],
+    ...                [0.5], [0.5], [0.5])
+    >>> gained = pendulum.kinetic_energy(tr.v[1]) + pendulum.potential_energy(tr.q[1])
+    >>> bool(abs(W + gained) < 1e-6 * abs(W))
+    True
+    """
+    M = np.diag(np.asarray(system.mass_matrix(), float))
+    q0, v0, q_mid, q1 = (np.asarray(x, float) for x in (q0, v0, q_mid, q1))
+    F = [np.asarray(stage_force(system, q, m, u), float)
+         for q, m, u in ((q0, lam, u_start), (q_mid, lam_mid, u_mid))]
+    work = 0.0
+    for s, (q, u) in enumerate(((q0, u_start), (q_mid, u_mid), (q1, u_end))):
+        V = v0 + h * (LOBATTO_B_HAT[s, 0] * F[0] + LOBATTO_B_HAT[s, 1] * F[1]) / M
+        B = np.asarray(system.control_matrix(q), float)
+        rates = B @ V
+        work += LOBATTO_WEIGHTS[s] * float(np.asarray(u, float) @ rates[system.actuated_indices])
+    return h * work
+
+
 class LobattoStep(OneStep):
     """Lobatto IIIA–IIIB (s = 3) for the Newton stepper: unknowns q_{k+½}, q_{k+1}, v_{k+1}
     and the stage multipliers; the interval's control acts at its three stages."""
@@ -120,6 +156,10 @@ class LobattoStep(OneStep):
     def residuals(self, system, h, q0, v0, x, u, options):
         return lobatto_residuals(system, h, q0, v0, x["q_mid"], x["q"], x["v"], x["lam"], x["lam_mid"],
                                  x["lam_end"], u, u, u)
+
+    def work(self, system, h, q0, v0, x, u):
+        """The controls' work on the step (:func:`stage_work`), the same control at every stage."""
+        return stage_work(system, h, q0, v0, x["q_mid"], x["q"], x["lam"], x["lam_mid"], u, u, u)
 
     def guess(self, system, h, q, v, previous, options):
         x = super().guess(system, h, q, v, previous, options)

@@ -191,7 +191,7 @@ class SchemeBlockData(BlockData):
         from ..diagnostics import conservation_table
 
         tr = self.trajectory()
-        return conservation_table(self.system, self.step_length, tr.q, tr.v, tr.nu, tr.u)
+        return conservation_table(self.system, self.step_length, tr.q, tr.v, tr.nu, tr.u, work=tr.extras.get("work"))
 
 
 class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, SchemeBlockData):

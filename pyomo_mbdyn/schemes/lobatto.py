@@ -23,7 +23,7 @@ The equations are :func:`pyomo_mbdyn.discretization.lobatto.lobatto_residuals`.
 import numpy as np
 import pyomo.environ as pyo
 
-from ..discretization.lobatto import LOBATTO_NODES, LOBATTO_WEIGHTS, lobatto_residuals
+from ..discretization.lobatto import LOBATTO_NODES, LOBATTO_WEIGHTS, lobatto_residuals, stage_work
 from .base import MultibodyBlockData
 from .configuration_forms import Nodes
 from .final_rest import MomentumRest
@@ -110,6 +110,11 @@ class LobattoBlockData(MultibodyBlockData):
         for stage in STAGE_MULTIPLIERS[1:]:
             out[stage] = np.array([[pyo.value(x) for x in self._stage_multipliers(stage, i)] for i in self.intervals])
         out["q_mid"] = np.array([[pyo.value(x) for x in self.q_mid_array(i)] for i in self.intervals])
+        # the controls' work per interval by the scheme's quadrature (the conservation table's W)
+        q, v = self.configuration_values(), self.velocity_values()
+        stages = [[[pyo.value(x) for x in u] for u in self._stage_controls(i)] for i in self.intervals]
+        out["work"] = np.array([stage_work(self.system, self.step_length, q[i], v[i], out["q_mid"][i], q[i + 1],
+                                           out["lam"][i], out["lam_mid"][i], *stages[i]) for i in self.intervals])
         return out
 
     def _initialize_scheme(self, trajectory):

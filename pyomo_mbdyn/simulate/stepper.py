@@ -223,6 +223,8 @@ class Stepper:
             return self._simulate_chart(q0, v0, steps, U, t)
         Q, V, iterations, x = [q0], [v0], [], None
         extras = {name: [] for name, _ in self._layout if name not in ("q", "v")}
+        # a step that states the controls' work itself (stage controls) records it per interval
+        work = [] if callable(getattr(self.step_equations, "work", None)) else None
         for k in range(steps):
             if family == "two-step":
                 if k == 0:
@@ -231,6 +233,8 @@ class Stepper:
                     x, it = self.step(Q[-1], Q[-2], U[k - 1], x, k, u_next=U[k], first=False)
             else:
                 x, it = self.step(Q[-1], V[-1], U[k], x, k)
+                if work is not None:
+                    work.append(self.step_equations.work(system, self.h, Q[-1], V[-1], x, U[k]))
                 V.append(x["v"])
             Q.append(x["q"])
             for name in extras:
@@ -241,6 +245,8 @@ class Stepper:
             V = self.step_equations.node_velocities(system, self.h, Q, U, v0)
         V = np.array(V)
         nu = np.array(extras.pop("nu")) if "nu" in extras else interval_joint_rates(system, Q, self.h)
+        if work is not None:
+            extras["work"] = work
         return Trajectory.of_system(system, t, Q, V, U, nu, self._metadata(steps),
                                     newton_iterations=np.array(iterations),
                                     **{name: np.array(values) for name, values in extras.items()})
