@@ -62,18 +62,19 @@ def _loads_at_midpoints(rec):
 def _load_stages(trajectory, rec, q):
     """``[(weight, configurations (N, n), controls (N, n_u))]``: where and with which controls
     the scheme applies its loads on each interval (the record's ``loads``): at the midpoint
-    (weight 1), at the two nodes (½ each), or at the Runge–Kutta stages with their weights
-    (the trajectory's stage configurations ``q_mid`` and stage controls ``u_start``/``u_end``,
-    or its interval controls where it has none: a simulation applies them at every stage)."""
+    (weight 1), at the two nodes (½ each), or at the record's ``stages`` with their weights
+    (configurations on the quadratic through q_k, the trajectory's ``q_mid`` and q_{k+1};
+    the stage controls from its extras, or its interval controls where it has none: a
+    simulation applies them at every stage)."""
     u = np.asarray(trajectory.u, float)
     if rec is not None and rec.loads == "stages" and trajectory.extras.get("q_mid") is not None:
-        from .discretization.lobatto import LOBATTO_WEIGHTS
-
-        extras = trajectory.extras
-        controls = [np.asarray(extras.get(name, u), float) for name in ("u_start", "u", "u_end")]
-        controls[1] = u
-        at = (q[:-1], np.asarray(extras["q_mid"], float), q[1:])
-        return [(float(b), Q, U) for b, Q, U in zip(LOBATTO_WEIGHTS, at, controls)]
+        extras, q_mid = trajectory.extras, np.asarray(trajectory.extras["q_mid"], float)
+        out = []
+        for name, c, b in rec.stages:
+            lagrange = (2 * (c - 0.5) * (c - 1), -4 * c * (c - 1), 2 * c * (c - 0.5))  # nodes 0, ½, 1
+            at = lagrange[0] * q[:-1] + lagrange[1] * q_mid + lagrange[2] * q[1:]
+            out.append((float(b), at, u if name == "u" else np.asarray(extras.get(name, u), float)))
+        return out
     if _loads_at_midpoints(rec):
         return [(1.0, 0.5 * (q[:-1] + q[1:]), u)]
     return [(0.5, q[:-1], u), (0.5, q[1:], u)]

@@ -478,7 +478,7 @@ CASES = [
                          r"MultibodySystem\('four-bar'\).*use configurations='lifted'"),
     ("loop-tree-scheme", lambda tmp: block("gc", system=examples.four_bar()),
      ConfigurationError, r"gc block: MultibodySystem\('four-bar'\) has closed loops \['D'\]; the gc scheme needs "
-                         r"a tree \(schemes for loops: \['bem', 'rem', 'dmocc', 'dmocc_lm'\]\)"),
+                         r"a tree \(schemes for loops: \['bem', 'rem', 'dmocc', 'dmocc_lm', 'lobatto', 'cg2'\]\)"),
     ("loop-dependent-target", lambda tmp: problem(system=examples.four_bar()).fix_final_configuration({"C": 0.1}),
      ConfigurationError, r"fix_final_configuration: 'C\.angle' is fixed by the closure of the loops \['D'\] "
                          r"\(a dependent coordinate\); give the independent coordinates \['A\.angle'\]"),

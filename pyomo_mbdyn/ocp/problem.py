@@ -425,7 +425,7 @@ class OptimalControlProblem(Bounds):
         blk.actuator_off = pyo.Constraint(
             dyn.intervals, blk.actuators, [-1, 1],
             rule=lambda b, i, a, side: side * dyn.u[i, a] <= U[a] * b.kept[a])
-        stages = [name for name, _, _ in dyn.CONTROL_STAGES if name != "u"]
+        stages = [name for name, _, _ in dyn.control_stages if name != "u"]
         if stages:  # the scheme's other control stages are switched off with the actuator
             blk.actuator_off_stages = pyo.Constraint(
                 dyn.intervals, stages, blk.actuators, [-1, 1],

@@ -243,17 +243,21 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
     CONFIGURATION_FORM = None
     #: how the block states rest at t_N (a :class:`~pyomo_mbdyn.schemes.final_rest.FinalRest`)
     FINAL_REST = None
-    #: the control stages of an interval: ``(variable, abscissa c, weight b)`` with Σ b = 1.
-    #: One control per interval (``u``) unless the scheme applies controls at several
-    #: stages (Lobatto IIIA–IIIB: ``u_start``, ``u``, ``u_end`` at c = 0, ½, 1); ``u`` is
-    #: always one of them, the one a trajectory's ``u`` reports.
-    CONTROL_STAGES = (("u", 0.5, 1.0),)
+
+    @property
+    def control_stages(self):
+        """The control stages of an interval, ``(variable, abscissa c, weight b)`` with Σ b = 1
+        (the record's ``stages``): one control per interval (``u``) unless the scheme applies
+        controls at several stages (Lobatto IIIA–IIIB: ``u_start``, ``u``, ``u_end`` at
+        c = 0, ½, 1; cG(2): ``u``, ``u_late`` at the Gauss points); ``u`` is always one of
+        them, the one a trajectory's ``u`` reports."""
+        return self.record.stages or (("u", 0.5, 1.0),)
 
     def control_variables(self, i, a):
         """The control variables of actuated coordinate ``a`` on interval ``i``, one per
-        control stage (:attr:`CONTROL_STAGES`): what bounds, fixed controls, actuator
+        control stage (:attr:`control_stages`): what bounds, fixed controls, actuator
         selection and random starts act on."""
-        return [self.component(name)[i, a] for name, _, _ in self.CONTROL_STAGES]
+        return [self.component(name)[i, a] for name, _, _ in self.control_stages]
 
     def control_effort(self, weights):
         """``h Σ_i Σ_s b_s Σ_a w_a u_s[i, a]²``: the effort ``∫ Σ_a w_a u_a² dt`` by the
@@ -261,7 +265,7 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
         the papers' objective); ``weights`` maps each actuated coordinate to w_a."""
         return self.h * sum(b * sum(weights[a] * self.component(name)[i, a] ** 2
                                     for i in self.intervals for a in self.actuated)
-                            for name, _, b in self.CONTROL_STAGES)
+                            for name, _, b in self.control_stages)
 
     @property
     def configuration_form(self):
@@ -351,7 +355,7 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
         if system.has_loops:  # the columns of P: the reduced rows run over these
             self.independent = pyo.Set(initialize=system.independent, ordered=True)
         self.u = pyo.Var(self.intervals, self.actuated, initialize=0.0)
-        for stage, _, _ in self.CONTROL_STAGES:
+        for stage, _, _ in self.control_stages:
             if stage != "u":
                 self.add_component(stage, pyo.Var(self.intervals, self.actuated, initialize=0.0))
         if self.record.joint_rates:
@@ -365,6 +369,9 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
         # 6. initial state and initial guess
         self._fix_initial_state()
         self._fix_controls()
+        # 7. solver options the scheme needs, under the user's (solvers.evaluation.with_model_defaults)
+        if self.record.ipopt_options:
+            self._solver_defaults = dict(self.record.ipopt_options)
 
     # -- arrays of variables in the system's global ordering ---------------------
     def q_array(self, k):

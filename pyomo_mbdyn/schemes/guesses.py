@@ -177,7 +177,7 @@ class InitialGuess:
         # the controls of every stage: the guess's own where it has them (a trajectory of
         # this scheme), else its interval controls u
         stage_controls = {}
-        for stage, _, _ in self.CONTROL_STAGES:
+        for stage, _, _ in self.control_stages:
             given = trajectory.extras.get(stage) if stage != "u" else None
             usable = given is not None and np.shape(given) == np.shape(trajectory.u) and np.all(np.isfinite(given))
             stage_controls[stage] = np.asarray(given, float) if usable else trajectory.u

@@ -16,14 +16,14 @@ with ``body[b].q_mid`` (q_{k+½}), the multipliers ``lam``, ``lam_mid``, ``lam_e
 ``u_end``.  Fourth order; symplectic, so the momentum maps of symmetries are exact and the
 energy error stays bounded (O(h⁴), no drift); the constraints hold at every node on position
 and velocity level.  The control effort is ``h Σ_k Σ_s b_s |u_s|²`` with the weights
-b = (⅙, ⅔, ⅙) (Simpson's rule, :attr:`~pyomo_mbdyn.schemes.base.MultibodyBlockData.CONTROL_STAGES`).
+b = (⅙, ⅔, ⅙) (Simpson's rule; the record's ``stages``, the block's ``control_stages``).
 The equations are :func:`pyomo_mbdyn.discretization.lobatto.lobatto_residuals`.
 """
 
 import numpy as np
 import pyomo.environ as pyo
 
-from ..discretization.lobatto import LOBATTO_NODES, LOBATTO_WEIGHTS, lobatto_residuals, stage_work
+from ..discretization.lobatto import lobatto_residuals, stage_work
 from .base import MultibodyBlockData
 from .configuration_forms import Nodes
 from .final_rest import MomentumRest
@@ -52,7 +52,7 @@ class LobattoBlockData(MultibodyBlockData):
     >>> pendulum = examples.pendulum()
     >>> m = pyo.ConcreteModel()
     >>> m.dyn = scheme_block("lobatto", system=pendulum, steps=4, horizon=0.4, controls=[[0.5]] * 4)
-    >>> m.dyn.CONTROL_STAGES
+    >>> m.dyn.control_stages
     (('u_start', 0.0, 0.16666666666666666), ('u', 0.5, 0.6666666666666666), ('u_end', 1.0, 0.16666666666666666))
     >>> m.dyn.initialize_from(simulate(pendulum, pendulum.q0, np.zeros(12), 0.1, 4, [[0.5]] * 4, scheme="bem"))
     >>> result = pyo.SolverFactory("casadi_ipopt").solve(m)
@@ -64,8 +64,6 @@ class LobattoBlockData(MultibodyBlockData):
     scheme = "lobatto"
     CONFIGURATION_FORM = Nodes
     FINAL_REST = MomentumRest
-    CONTROL_STAGES = tuple((name, float(c), float(b)) for name, c, b in
-                           zip(("u_start", "u", "u_end"), LOBATTO_NODES, LOBATTO_WEIGHTS))
 
     def _add_scheme_variables(self):
         self._add_interval_multipliers()  # Γ_1: body[b].lam, joint[j].lam
@@ -88,7 +86,7 @@ class LobattoBlockData(MultibodyBlockData):
 
     def _stage_controls(self, i):
         return [np.array([self.component(stage)[i, a] for a in self.actuated], dtype=object)
-                for stage, _, _ in self.CONTROL_STAGES]
+                for stage, _, _ in self.control_stages]
 
     def _add_discrete_equations(self):
         system = self.system

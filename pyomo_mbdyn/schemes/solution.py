@@ -54,7 +54,7 @@ class SolutionValues:
         out = {}
         if self.system.bodies and self.body[next(iter(self.system.bodies))].component("lam") is not None:
             out["lam"] = np.array([[pyo.value(x) for x in self._lam_array(i)] for i in self.intervals])
-        for stage, _, _ in self.CONTROL_STAGES:  # the controls of the other stages
+        for stage, _, _ in self.control_stages:  # the controls of the other stages
             if stage != "u":
                 out[stage] = np.array([[pyo.value(self.component(stage)[i, a]) for a in self.actuated]
                                        for i in self.intervals]).reshape(self.config.steps, -1)

@@ -147,14 +147,14 @@ def _final_state(model):
 
 def _perturb_controls(model, radius, rng):
     """Random controls: every free ``model.dyn.u[i, a]`` (and the controls of the scheme's
-    other stages, ``CONTROL_STAGES``) drawn uniformly within ``u_guess ± radius · scale_a``,
+    other stages, ``control_stages``) drawn uniformly within ``u_guess ± radius · scale_a``,
     clipped to its bounds, where ``scale_a`` is the guess's largest |u[·, a]| (else the
     largest finite bound of u[·, a], else 1)."""
     dyn = model.component("dyn")
     controls = None if dyn is None else dyn.component("u")
     if controls is None:
         raise ConfigurationError("multistart: perturb='controls' needs a scheme block model.dyn with controls u")
-    stages = [dyn.component(name) for name, _, _ in getattr(dyn, "CONTROL_STAGES", (("u", 0.5, 1.0),))]
+    stages = [dyn.component(name) for name, _, _ in getattr(dyn, "control_stages", (("u", 0.5, 1.0),))]
     controls = {(stage.local_name, index): var for stage in stages for index, var in stage.items()}
 
     def actuator(key):

@@ -1,13 +1,19 @@
-"""The fourth-order scheme (Lobatto IIIA–IIIB, three stages): its order where users meet it.
+"""The fourth-order schemes (Lobatto IIIA–IIIB, cG(2)): their order where users meet it.
 
 Acceptance of issue 33: the error of a forward simulation's final state and the
 error of the arm's optimal cost fall by ≈ 16 per halving of h (fitted order ≥ 3.8),
-on the arm, the satellite and a closed loop; the energy error is bounded and falls
-as h⁴; the duals of the momentum balance converge at the same order and obey the
-control equation of the continuous problem (the discretisation is adjoint-consistent,
-Ober-Blöbaum, Junge & Marsden 2011).  The reference of each order fit is the same
-scheme at 8× the finest N (its error is 8⁴ = 4096× smaller); the optimal costs are
-compared by successive differences, which need no reference at all.
+on the arm, the satellite and a closed loop; Lobatto's energy error is bounded and
+falls as h⁴ (cG(2)'s is round-off: the registry battery); the duals of Lobatto's
+momentum balance converge at the same order and obey the control equation of the
+continuous problem (the discretisation is adjoint-consistent, Ober-Blöbaum, Junge &
+Marsden 2011).  The reference of each forward order fit is the same scheme at 4× the
+finest N (its error 4⁴ = 256× smaller); the optimal costs are compared by successive
+differences (Lobatto) or against the J* those give (cG(2)).
+
+The velocities compared are the generalised velocities ν = (PᵀMP)⁻¹PᵀM v, the
+M-orthogonal projection onto the tangent space: cG(2)'s node velocities keep an O(h²)
+component normal to the constraint manifold (Gauss collocation of the index-2 system;
+it does no work and carries no momentum), Lobatto's are tangent.
 """
 
 import numpy as np
@@ -25,11 +31,17 @@ def fitted_order(steps, errors):
     return -np.polyfit(np.log(steps), np.log(errors), 1)[0]
 
 
+def _rates(system, q, v):
+    """ν = (PᵀMP)⁻¹PᵀM v: the generalised velocities of the tangent part of v."""
+    P = np.asarray(system.null_space(q), float)
+    M = np.asarray(system.mass_matrix(), float)
+    return np.linalg.solve(P.T @ M @ P, P.T @ M @ v)
+
+
 def _state_error(system, a, b):
-    """max |q_N - q_N*| and max |ν_N - ν_N*| (ν = B(q) v, the generalised velocities)."""
-    B_a, = numeric_kinematics(system, a.q[-1], ("B",))
-    B_b, = numeric_kinematics(system, b.q[-1], ("B",))
-    return max(np.abs(a.q[-1] - b.q[-1]).max(), np.abs(B_a @ a.v[-1] - B_b @ b.v[-1]).max())
+    """max |q_N - q_N*| and max |ν_N - ν_N*|."""
+    return max(np.abs(a.q[-1] - b.q[-1]).max(),
+               np.abs(_rates(system, a.q[-1], a.v[-1]) - _rates(system, b.q[-1], b.v[-1])).max())
 
 
 def _arm():
@@ -49,12 +61,13 @@ def _loop():
     return system, P @ np.ones(P.shape[1]), 0.5
 
 
+@pytest.mark.parametrize("scheme", ["lobatto", "cg2"])
 @pytest.mark.parametrize("make", [_arm, _satellite, _loop], ids=["arm", "satellite", "four-bar"])
-def test_final_state_error_falls_as_h4(make):
+def test_final_state_error_falls_as_h4(make, scheme):
     system, v0, T = make()
     steps = (10, 20, 40)
-    reference = simulate(system, system.q0, v0, T / 320, 320, scheme="lobatto")
-    errors = [_state_error(system, simulate(system, system.q0, v0, T / N, N, scheme="lobatto"), reference)
+    reference = simulate(system, system.q0, v0, T / 160, 160, scheme=scheme)
+    errors = [_state_error(system, simulate(system, system.q0, v0, T / N, N, scheme=scheme), reference)
               for N in steps]
     assert fitted_order(steps, errors) >= 3.8, errors
 
@@ -80,9 +93,9 @@ def test_energy_error_is_bounded_and_falls_as_h4():
 
 @pytest.fixture(scope="module")
 def arm_solutions():
-    """The arm OCP (thesis E3) with the Lobatto scheme at N = 10, 20, 40, 80 with duals."""
+    """The arm OCP (thesis E3) with the Lobatto scheme at N = 10, 20, 40 with duals."""
     out = {}
-    for N in (10, 20, 40, 80):
+    for N in (10, 20, 40):
         m = three_link_arm.build("lobatto", steps=N)
         m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
         result = pyo.SolverFactory("casadi_ipopt").solve(m)
@@ -91,17 +104,36 @@ def arm_solutions():
     return out
 
 
+def _arm_optimum(arm_solutions):
+    """J* by Richardson extrapolation (order 4) of the Lobatto optima at N = 20, 40."""
+    J20, J40 = (pyo.value(arm_solutions[N].ocp.control_effort) for N in (20, 40))
+    return J40 + (J40 - J20) / 15
+
+
 def test_optimal_cost_error_falls_as_h4(arm_solutions):
-    """J_10, J_20, J_40, J_80: the successive differences shrink by ≈ 16 (order ≥ 3.8), and
-    the Richardson extrapolation of the last two is the continuous optimum the
-    second-order schemes extrapolate to (J* ≈ 3 981 028, issue 14)."""
-    J = np.array([pyo.value(arm_solutions[N].ocp.control_effort) for N in (10, 20, 40, 80)])
+    """J_10, J_20, J_40: the successive differences shrink by ≈ 16 (order ≥ 3.8), and the
+    Richardson extrapolation is the continuous optimum the second-order schemes extrapolate
+    to (J* ≈ 3 981 028, issue 14); at N = 40 J is within 5 of it (BEM at N = 320: 26)."""
+    J = np.array([pyo.value(arm_solutions[N].ocp.control_effort) for N in (10, 20, 40)])
     d = np.diff(J)
-    orders = np.log2(d[:-1] / d[1:])
-    assert np.all(orders >= 3.8), (J, orders)
-    J_star = J[-1] + (J[-1] - J[-2]) / 15
+    assert np.log2(d[0] / d[1]) >= 3.8, J
+    J_star = _arm_optimum(arm_solutions)
     assert abs(J_star - 3.981028e6) < 2.0, J_star
-    assert abs(J[-1] - J_star) < 1.0  # |J - J*| ≤ 1 at N = 80 (BEM at N = 80: ≈ 430)
+    assert abs(J[-1] - J_star) < 5.0
+
+
+def test_energy_momentum_element_converges_at_fourth_order_to_the_same_optimum(arm_solutions):
+    """cG(2) on the arm at N = 20, 40, 80: |J - J*| (J* from the Lobatto optima) falls at
+    fitted order ≥ 3.8, and every optimum balances T + V + W to round-off."""
+    J_star, errors = _arm_optimum(arm_solutions), []
+    for N in (20, 40, 80):
+        m = three_link_arm.build("cg2", steps=N)
+        result = pyo.SolverFactory("casadi_ipopt").solve(m)
+        assert str(result.solver.termination_condition) == "optimal", N
+        errors.append(abs(pyo.value(m.ocp.control_effort) - J_star))
+        E = m.dyn.diagnostics()["E"].to_numpy()
+        assert np.ptp(E) < 1e-9 * np.abs(E).max(), N
+    assert fitted_order((20, 40, 80), errors) >= 3.8, errors
 
 
 def _momentum_costate(m, node):
@@ -125,14 +157,14 @@ def test_duals_are_costates_and_converge_at_fourth_order(arm_solutions):
             costate = _momentum_costate(m, node)
             assert np.abs(u_end - costate).max() < 1e-6 * np.abs(costate).max(), (N, node, u_end, costate)
     half = {N: _momentum_costate(m, N // 2) for N, m in arm_solutions.items()}
-    d = [np.abs(half[a] - half[b]).max() for a, b in ((10, 20), (20, 40), (40, 80))]
-    assert np.log2(d[0] / d[1]) >= 3.5 and np.log2(d[1] / d[2]) >= 3.5, d
+    d = [np.abs(half[a] - half[b]).max() for a, b in ((10, 20), (20, 40))]
+    assert np.log2(d[0] / d[1]) >= 3.5, d
 
 
 def test_energy_balance_of_the_optima_falls_as_h4(arm_solutions):
     """T + V + W of each optimum with the controls' work by the scheme's own quadrature
     (``diagnostics()``, :func:`pyomo_mbdyn.discretization.lobatto.stage_work`): its spread
     falls at order ≈ 4 (a work from interval rates ν_{k,k+1} would leave O(h²))."""
-    spread = [np.ptp(arm_solutions[N].dyn.diagnostics()["E"].to_numpy()) for N in (10, 20, 40, 80)]
+    spread = [np.ptp(arm_solutions[N].dyn.diagnostics()["E"].to_numpy()) for N in (10, 20, 40)]
     orders = np.log2(np.array(spread[:-1]) / spread[1:])
-    assert np.all(orders[1:] >= 3.5) and orders[0] >= 3.0, (spread, orders)
+    assert orders[0] >= 3.0 and orders[1] >= 3.5, (spread, orders)

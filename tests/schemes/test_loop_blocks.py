@@ -65,5 +65,5 @@ def test_forms_that_cannot_close_a_loop_say_so(scheme, form):
 @pytest.mark.parametrize("scheme", ["gc", "rattle"])
 def test_tree_schemes_refuse_loops_and_name_the_others(scheme):
     with pytest.raises(ConfigurationError, match=r"needs a tree \(schemes for loops: \['bem', 'rem', 'dmocc', "
-                                                 r"'dmocc_lm', 'lobatto'\]\)"):
+                                                 r"'dmocc_lm', 'lobatto', 'cg2'\]\)"):
         square_block(scheme)

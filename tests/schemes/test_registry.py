@@ -50,7 +50,7 @@ def _controls(system, steps, h):
 
 
 def test_registry_lists_the_schemes_and_their_blocks():
-    assert {"bem", "rem", "dmocc", "dmocc_lm", "gc", "rattle", "lobatto", "quaternion", "dnco"} <= set(SCHEMES)
+    assert {"bem", "rem", "dmocc", "dmocc_lm", "gc", "rattle", "lobatto", "cg2", "quaternion", "dnco"} <= set(SCHEMES)
     for name, rec in SCHEMES.items():
         block = rec.block_class()
         assert block.__name__.endswith("Block") and "Keyword Arguments" in block.__doc__, name
@@ -93,6 +93,24 @@ def test_momentum_maps(scheme):
 
 
 @pytest.mark.parametrize("scheme", STEPPED)
+def test_energy_balance(scheme):
+    """Internal joint torques on a free system: T + V + W (W the controls' work as the scheme
+    states it, ``trajectory.diagnostics()``) constant to round-off where the record says the
+    scheme is energy consistent, and visibly not otherwise."""
+    system = free_pair()
+    h, steps = 0.05, 40
+    q0 = system.q0
+    v0 = system.null_space(q0) @ np.linspace(0.5, -0.4, system.n_velocities)
+    trajectory = simulate(system, q0, v0, h, steps, _controls(system, steps, h), scheme=scheme)
+    table = trajectory.diagnostics()
+    spread = np.ptp(table["E"]) / table["T"].abs().max()
+    if record(scheme).energy_consistent:
+        assert spread < 1e-11
+    else:
+        assert spread > 1e-9
+
+
+@pytest.mark.parametrize("scheme", STEPPED)
 def test_observed_order(scheme):
     """Error at t = 0.5 against a 16× finer run of the same scheme, h and h/2."""
     system = director_double_pendulum()
@@ -106,6 +124,19 @@ def test_observed_order(scheme):
     errors = [np.abs(final(steps) - reference).max() for steps in (20, 40)]
     order = np.log2(errors[0] / errors[1])
     assert abs(order - record(scheme).order) < 0.25, errors
+
+
+def test_scheme_solver_defaults_are_the_blocks_and_lose_to_the_call():
+    """A record's ``ipopt_options`` become its blocks' solver defaults (cG(2): METIS), added
+    only where the call sets nothing."""
+    from pyomo_mbdyn.solvers.evaluation import with_model_defaults
+
+    for scheme in OPTIMAL_CONTROL:
+        m = three_link_arm.build(scheme, steps=2)
+        assert getattr(m.dyn, "_solver_defaults", {}) == dict(record(scheme).ipopt_options), scheme
+    m = three_link_arm.build("cg2", steps=2)
+    assert with_model_defaults(m, {}, {})["options"]["mumps_pivot_order"] == 5
+    assert with_model_defaults(m, {}, {"options": {"mumps_pivot_order": 3}})["options"]["mumps_pivot_order"] == 3
 
 
 @pytest.mark.parametrize("scheme", OPTIMAL_CONTROL)
