@@ -46,6 +46,19 @@ def _coefficients():
     return a, M, gv
 
 
+def rest_to_rest(M, gv, s):
+    """``(φ, ω, φ̈, u)`` of the quintic rest-to-rest profile from PHI0 to PHIF at s = t/T, with
+    the relative joint torques u (library sign) that the equations of motion need along it."""
+    p = 10 * s**3 - 15 * s**4 + 6 * s**5
+    dp = (30 * s**2 - 60 * s**3 + 30 * s**4) / T
+    ddp = (60 * s - 180 * s**2 + 120 * s**3) / T**2
+    d = PHIF - PHI0
+    phi, w, a = PHI0 + d * p, d * dp, d * ddp
+    tau = -np.array([sum(M[j, k] * (np.cos(phi[j] - phi[k]) * a[k] + np.sin(phi[j] - phi[k]) * w[k] ** 2)
+                         for k in range(3)) + gv[j] * np.cos(phi[j]) for j in range(3)])
+    return phi, w, a, np.array([tau[0] + tau[1] + tau[2], tau[1] + tau[2], tau[2]])
+
+
 def build_dae(method, nfe):
     import pyomo.environ as pyo
     import pyomo.dae as dae
@@ -109,15 +122,8 @@ def build_dae(method, nfe):
     times = list(m.t)
     prev = None
     for t in times:
-        s = t / T
-        p = 10 * s**3 - 15 * s**4 + 6 * s**5
-        dp = (30 * s**2 - 60 * s**3 + 30 * s**4) / T
-        ddp = (60 * s - 180 * s**2 + 120 * s**3) / T**2
-        d = PHIF - PHI0
-        phi, w, dw = PHI0 + d * p, d * dp, d * ddp
-        tau = -np.array([sum(M[j, k] * (np.cos(phi[j] - phi[k]) * dw[k] + np.sin(phi[j] - phi[k]) * w[k] ** 2)
-                             for k in J) + gv[j] * np.cos(phi[j]) for j in J])
-        u = np.array([tau[0] + tau[1] + tau[2], tau[1] + tau[2], tau[2]])
+        phi, w, dw, u = rest_to_rest(M, gv, t / T)
+        tau = u - np.append(u[1:], 0.0)  # the generalised forces of the relative torques
         for j in J:
             m.phi[t, j].value, m.w[t, j].value, m.u[t, j].value = phi[j], w[j], u[j]
             m.dphi[t, j].value, m.dw[t, j].value = w[j], dw[j]

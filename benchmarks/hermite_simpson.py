@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from benchmarks.dae_arm import PHI0, PHIF, T, _coefficients
+from benchmarks.dae_arm import PHI0, PHIF, T, _coefficients, rest_to_rest
 
 
 def _accelerations_residual(ca, M, gv, phi, w, a, u):
@@ -64,15 +64,7 @@ def build(N):
 
 
 def _profile(M, gv, s):
-    p = 10 * s**3 - 15 * s**4 + 6 * s**5
-    dp = (30 * s**2 - 60 * s**3 + 30 * s**4) / T
-    ddp = (60 * s - 180 * s**2 + 120 * s**3) / T**2
-    d = PHIF - PHI0
-    phi, w, a = PHI0 + d * p, d * dp, d * ddp
-    tau = -np.array([sum(M[j, k] * (np.cos(phi[j] - phi[k]) * a[k] + np.sin(phi[j] - phi[k]) * w[k] ** 2)
-                         for k in range(3)) + gv[j] * np.cos(phi[j]) for j in range(3)])
-    u = np.array([tau[0] + tau[1] + tau[2], tau[1] + tau[2], tau[2]])
-    return np.concatenate([phi, w, a, u])
+    return np.concatenate(rest_to_rest(M, gv, s))
 
 
 def solve(N, timelimit=120.0):

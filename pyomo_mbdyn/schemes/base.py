@@ -385,6 +385,11 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
     def u_array(self, i):
         return np.array([self.u[i, a] for a in self.actuated], dtype=object)
 
+    def stage_control_arrays(self, i):
+        """The controls of interval i, one array per control stage (:attr:`control_stages`)."""
+        return [np.array([self.component(stage)[i, a] for a in self.actuated], dtype=object)
+                for stage, _, _ in self.control_stages]
+
     def nu_array(self, i):
         return np.array([self.nu[i, j] for j in self.velocities], dtype=object)
 

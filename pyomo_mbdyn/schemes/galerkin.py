@@ -78,17 +78,13 @@ class GalerkinBlockData(MultibodyBlockData):
     def _late_multipliers(self, i):
         return [owner.lam_late[i, r] for owner, r in self._constraint_index()]
 
-    def _stage_controls(self, i):
-        return [np.array([self.component(stage)[i, a] for a in self.actuated], dtype=object)
-                for stage, _, _ in self.control_stages]
-
     def _add_discrete_equations(self):
         system = self.system
         residuals = self._residuals(
             "step", self.intervals,
             lambda i: (self.q_array(i), self.v_array(i), self._mid_array("q_mid", i), self._mid_array("v_mid", i),
                        self.q_array(i + 1), self.v_array(i + 1), self._lam_array(i), self._late_multipliers(i),
-                       *self._stage_controls(i)),
+                       *self.stage_control_arrays(i)),
             lambda h, *args: galerkin_residuals(system, h, *args))
         for group in ("kinematics_1", "kinematics_2", "momentum_1", "momentum_2"):
             self._add_coordinate_equations(group, residuals)
@@ -101,7 +97,7 @@ class GalerkinBlockData(MultibodyBlockData):
         for var in ("q_mid", "v_mid"):
             out[var] = np.array([[pyo.value(x) for x in self._mid_array(var, i)] for i in self.intervals])
         q = self.configuration_values()
-        stages = [[[pyo.value(x) for x in u] for u in self._stage_controls(i)] for i in self.intervals]
+        stages = [[[pyo.value(x) for x in u] for u in self.stage_control_arrays(i)] for i in self.intervals]
         out["work"] = np.array([galerkin_work(self.system, self.step_length, q[i], out["q_mid"][i], q[i + 1],
                                               *stages[i]) for i in self.intervals])
         return out

@@ -84,17 +84,13 @@ class LobattoBlockData(MultibodyBlockData):
     def _stage_multipliers(self, stage, i):
         return [owner.component(stage)[i, r] for owner, r in self._constraint_index()]
 
-    def _stage_controls(self, i):
-        return [np.array([self.component(stage)[i, a] for a in self.actuated], dtype=object)
-                for stage, _, _ in self.control_stages]
-
     def _add_discrete_equations(self):
         system = self.system
         residuals = self._residuals(
             "step", self.intervals,
             lambda i: (self.q_array(i), self.v_array(i), self.q_mid_array(i), self.q_array(i + 1),
                        self.v_array(i + 1), *(self._stage_multipliers(s, i) for s in STAGE_MULTIPLIERS),
-                       *self._stage_controls(i)),
+                       *self.stage_control_arrays(i)),
             lambda h, *args: lobatto_residuals(system, h, *args))
         self._add_coordinate_equations("stage_configuration", residuals)
         self._add_coordinate_equations("step_configuration", residuals)
@@ -110,7 +106,7 @@ class LobattoBlockData(MultibodyBlockData):
         out["q_mid"] = np.array([[pyo.value(x) for x in self.q_mid_array(i)] for i in self.intervals])
         # the controls' work per interval by the scheme's quadrature (the conservation table's W)
         q, v = self.configuration_values(), self.velocity_values()
-        stages = [[[pyo.value(x) for x in u] for u in self._stage_controls(i)] for i in self.intervals]
+        stages = [[[pyo.value(x) for x in u] for u in self.stage_control_arrays(i)] for i in self.intervals]
         out["work"] = np.array([stage_work(self.system, self.step_length, q[i], v[i], out["q_mid"][i], q[i + 1],
                                            out["lam"][i], out["lam_mid"][i], *stages[i]) for i in self.intervals])
         return out
