@@ -483,6 +483,51 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
     def _lam_array(self, i):
         return [owner.lam[i, r] for owner, r in self._constraint_index()]
 
+    def _interval_coordinate_array(self, name, i):
+        """``body[b].<name>[i, c]`` (per interval, one per coordinate: the middle node q_{k+½} of
+        the fourth-order schemes) in the global coordinate order."""
+        return np.array([self.body[b].component(name)[i, c] for b, c in self._coordinate_index()], dtype=object)
+
+    def _initialize_interval_coordinates(self, name, trajectory, nodes):
+        """``body[b].<name>`` from the trajectory's extra of that name when it has this block's
+        shape (N, n), else from the midpoints of ``nodes`` (the guess's q or v)."""
+        N, n = self.config.steps, self.system.n
+        values = trajectory.extras.get(name)
+        if values is None or np.shape(values) != (N, n):
+            nodes = np.asarray(nodes, float)
+            values = 0.5 * (nodes[:-1] + nodes[1:])
+        for i in self.intervals:
+            for idx, (b, c) in enumerate(self._coordinate_index()):
+                self.body[b].component(name)[i, c].value = float(values[i][idx])
+
+    def _add_more_multipliers(self, name):
+        """One more multiplier per constraint row and interval, ``body[b].<name>`` and
+        ``joint[j].<name>`` beside ``lam`` (the second half step of RATTLE, the further stages of
+        Lobatto IIIA–IIIB and cG(2)); after :meth:`_add_interval_multipliers`."""
+        for b in self.system.bodies:
+            self.body[b].add_component(name, pyo.Var(self.intervals, self.body[b].internal, initialize=0.0))
+        for j in self.system.joints:
+            self.joint[j].add_component(name, pyo.Var(self.intervals, self.joint[j].rows, initialize=0.0))
+
+    def _multiplier_array(self, name, i):
+        """The multipliers ``<name>`` of interval i in the order of the active constraint rows."""
+        return [owner.component(name)[i, r] for owner, r in self._constraint_index()]
+
+    def _multiplier_values(self, name):
+        """(N, m) values of the multipliers ``<name>`` (a trajectory's extra of that name)."""
+        return np.array([[pyo.value(x) for x in self._multiplier_array(name, i)] for i in self.intervals])
+
+    def _initialize_multipliers(self, name, trajectory):
+        """The multipliers ``<name>`` from the trajectory's extra of that name, when it has one of
+        this block's shape (N, m); otherwise left as they are."""
+        values = trajectory.extras.get(name)
+        index = self._constraint_index()
+        if values is None or np.shape(values) != (self.config.steps, len(index)):
+            return
+        for i in self.intervals:
+            for g, (owner, r) in enumerate(index):
+                owner.component(name)[i, r].value = float(values[i][g])
+
 
     # -- hooks ----------------------------------------------------------------
     def _add_scheme_variables(self):

@@ -63,28 +63,19 @@ class GalerkinBlockData(MultibodyBlockData):
 
     def _add_scheme_variables(self):
         self._add_interval_multipliers()  # γ_1: body[b].lam, joint[j].lam
+        self._add_more_multipliers("lam_late")  # γ_2
         for name in self.system.bodies:
             blk = self.body[name]
             blk.q_mid = pyo.Var(self.intervals, blk.coordinates, initialize=0.0)
             blk.v_mid = pyo.Var(self.intervals, blk.coordinates, initialize=0.0)
-            blk.lam_late = pyo.Var(self.intervals, blk.internal, initialize=0.0)
-        for name in self.system.joints:
-            blk = self.joint[name]
-            blk.lam_late = pyo.Var(self.intervals, blk.rows, initialize=0.0)
-
-    def _mid_array(self, var, i):
-        return np.array([self.body[name].component(var)[i, c] for name, c in self._coordinate_index()], dtype=object)
-
-    def _late_multipliers(self, i):
-        return [owner.lam_late[i, r] for owner, r in self._constraint_index()]
 
     def _add_discrete_equations(self):
         system = self.system
         residuals = self._residuals(
             "step", self.intervals,
-            lambda i: (self.q_array(i), self.v_array(i), self._mid_array("q_mid", i), self._mid_array("v_mid", i),
-                       self.q_array(i + 1), self.v_array(i + 1), self._lam_array(i), self._late_multipliers(i),
-                       *self.stage_control_arrays(i)),
+            lambda i: (self.q_array(i), self.v_array(i), self._interval_coordinate_array("q_mid", i),
+                       self._interval_coordinate_array("v_mid", i), self.q_array(i + 1), self.v_array(i + 1),
+                       self._lam_array(i), self._multiplier_array("lam_late", i), *self.stage_control_arrays(i)),
             lambda h, *args: galerkin_residuals(system, h, *args))
         for group in ("kinematics_1", "kinematics_2", "momentum_1", "momentum_2"):
             self._add_coordinate_equations(group, residuals)
@@ -93,9 +84,10 @@ class GalerkinBlockData(MultibodyBlockData):
 
     def _extras(self):
         out = super()._extras()
-        out["lam_late"] = np.array([[pyo.value(x) for x in self._late_multipliers(i)] for i in self.intervals])
+        out["lam_late"] = self._multiplier_values("lam_late")
         for var in ("q_mid", "v_mid"):
-            out[var] = np.array([[pyo.value(x) for x in self._mid_array(var, i)] for i in self.intervals])
+            out[var] = np.array([[pyo.value(x) for x in self._interval_coordinate_array(var, i)]
+                                 for i in self.intervals])
         q = self.configuration_values()
         stages = [[[pyo.value(x) for x in u] for u in self.stage_control_arrays(i)] for i in self.intervals]
         out["work"] = np.array([galerkin_work(self.system, self.step_length, q[i], out["q_mid"][i], q[i + 1],
@@ -106,18 +98,6 @@ class GalerkinBlockData(MultibodyBlockData):
         """The middle nodes from the guess's own (a cG(2) trajectory) or the midpoints of its
         nodes; γ_2 from the guess's where it has them."""
         super()._initialize_scheme(trajectory)
-        N, n = self.config.steps, self.system.n
-        index = self._coordinate_index()
-        for var, nodes in (("q_mid", trajectory.q), ("v_mid", trajectory.v)):
-            values = trajectory.extras.get(var)
-            if values is None or np.shape(values) != (N, n):
-                nodes = np.asarray(nodes, float)
-                values = 0.5 * (nodes[:-1] + nodes[1:])
-            for i in self.intervals:
-                for idx, (name, c) in enumerate(index):
-                    self.body[name].component(var)[i, c].value = float(values[i][idx])
-        late = trajectory.extras.get("lam_late")
-        if late is not None and np.shape(late) == (N, len(self._constraint_index())):
-            for i in self.intervals:
-                for g, (owner, r) in enumerate(self._constraint_index()):
-                    owner.lam_late[i, r].value = float(late[i][g])
+        self._initialize_interval_coordinates("q_mid", trajectory, trajectory.q)
+        self._initialize_interval_coordinates("v_mid", trajectory, trajectory.v)
+        self._initialize_multipliers("lam_late", trajectory)

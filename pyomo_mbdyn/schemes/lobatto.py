@@ -67,29 +67,17 @@ class LobattoBlockData(MultibodyBlockData):
 
     def _add_scheme_variables(self):
         self._add_interval_multipliers()  # Γ_1: body[b].lam, joint[j].lam
+        for stage in STAGE_MULTIPLIERS[1:]:  # Γ_2, Γ_3
+            self._add_more_multipliers(stage)
         for name in self.system.bodies:
-            blk = self.body[name]
-            blk.q_mid = pyo.Var(self.intervals, blk.coordinates, initialize=0.0)
-            for stage in STAGE_MULTIPLIERS[1:]:
-                blk.add_component(stage, pyo.Var(self.intervals, blk.internal, initialize=0.0))
-        for name in self.system.joints:
-            blk = self.joint[name]
-            for stage in STAGE_MULTIPLIERS[1:]:
-                blk.add_component(stage, pyo.Var(self.intervals, blk.rows, initialize=0.0))
-
-    def q_mid_array(self, i):
-        """q_{k+½} of interval i in the global coordinate order."""
-        return np.array([self.body[name].q_mid[i, c] for name, c in self._coordinate_index()], dtype=object)
-
-    def _stage_multipliers(self, stage, i):
-        return [owner.component(stage)[i, r] for owner, r in self._constraint_index()]
+            self.body[name].q_mid = pyo.Var(self.intervals, self.body[name].coordinates, initialize=0.0)
 
     def _add_discrete_equations(self):
         system = self.system
         residuals = self._residuals(
             "step", self.intervals,
-            lambda i: (self.q_array(i), self.v_array(i), self.q_mid_array(i), self.q_array(i + 1),
-                       self.v_array(i + 1), *(self._stage_multipliers(s, i) for s in STAGE_MULTIPLIERS),
+            lambda i: (self.q_array(i), self.v_array(i), self._interval_coordinate_array("q_mid", i),
+                       self.q_array(i + 1), self.v_array(i + 1), *(self._multiplier_array(s, i) for s in STAGE_MULTIPLIERS),
                        *self.stage_control_arrays(i)),
             lambda h, *args: lobatto_residuals(system, h, *args))
         self._add_coordinate_equations("stage_configuration", residuals)
@@ -102,8 +90,9 @@ class LobattoBlockData(MultibodyBlockData):
     def _extras(self):
         out = super()._extras()
         for stage in STAGE_MULTIPLIERS[1:]:
-            out[stage] = np.array([[pyo.value(x) for x in self._stage_multipliers(stage, i)] for i in self.intervals])
-        out["q_mid"] = np.array([[pyo.value(x) for x in self.q_mid_array(i)] for i in self.intervals])
+            out[stage] = self._multiplier_values(stage)
+        out["q_mid"] = np.array([[pyo.value(x) for x in self._interval_coordinate_array("q_mid", i)]
+                                 for i in self.intervals])
         # the controls' work per interval by the scheme's quadrature (the conservation table's W)
         q, v = self.configuration_values(), self.velocity_values()
         stages = [[[pyo.value(x) for x in u] for u in self.stage_control_arrays(i)] for i in self.intervals]
@@ -115,20 +104,6 @@ class LobattoBlockData(MultibodyBlockData):
         """The stage configurations from the guess's own (a Lobatto trajectory) or the
         midpoints of its nodes; the stage multipliers from the guess's where it has them."""
         super()._initialize_scheme(trajectory)
-        N, n = self.config.steps, self.system.n
-        q_mid = trajectory.extras.get("q_mid")
-        if q_mid is None or np.shape(q_mid) != (N, n):
-            q = np.asarray(trajectory.q, float)
-            q_mid = 0.5 * (q[:-1] + q[1:])
-        index = self._coordinate_index()
-        for i in self.intervals:
-            for idx, (name, c) in enumerate(index):
-                self.body[name].q_mid[i, c].value = float(q_mid[i][idx])
-        m = len(self._constraint_index())
+        self._initialize_interval_coordinates("q_mid", trajectory, trajectory.q)
         for stage in STAGE_MULTIPLIERS[1:]:
-            values = trajectory.extras.get(stage)
-            if values is None or np.shape(values) != (N, m):
-                continue
-            for i in self.intervals:
-                for g, (owner, r) in enumerate(self._constraint_index()):
-                    owner.component(stage)[i, r].value = float(values[i][g])
+            self._initialize_multipliers(stage, trajectory)

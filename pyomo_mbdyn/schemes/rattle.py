@@ -15,7 +15,6 @@ drift), the constraints hold at position and velocity level at every node.
 The equations are :func:`pyomo_mbdyn.discretization.rattle.rattle_residuals`.
 """
 
-import pyomo.environ as pyo
 
 from ..discretization.rattle import rattle_residuals
 from .configuration_forms import Nodes
@@ -36,20 +35,14 @@ class RATTLEBlockData(MultibodyBlockData):
 
     def _add_scheme_variables(self):
         self._add_interval_multipliers()  # λ: body[b].lam, joint[j].lam
-        for name, body in self.system.bodies.items():
-            self.body[name].mu = pyo.Var(self.intervals, self.body[name].internal, initialize=0.0)
-        for name in self.system.joints:
-            self.joint[name].mu = pyo.Var(self.intervals, self.joint[name].rows, initialize=0.0)
-
-    def _mu_array(self, i):
-        return [owner.mu[i, r] for owner, r in self._constraint_index()]
+        self._add_more_multipliers("mu")  # μ: body[b].mu, joint[j].mu
 
     def _add_discrete_equations(self):
         system = self.system
         residuals = self._residuals(
             "step", self.intervals,
             lambda i: (self.q_array(i), self.v_array(i), self.q_array(i + 1), self.v_array(i + 1),
-                       self._lam_array(i), self._mu_array(i), self.u_array(i)),
+                       self._lam_array(i), self._multiplier_array("mu", i), self.u_array(i)),
             lambda h, *args: rattle_residuals(system, h, *args))
         self._add_coordinate_equations("momentum_first_half", residuals)
         self._add_coordinate_equations("momentum_second_half", residuals)
@@ -59,12 +52,9 @@ class RATTLEBlockData(MultibodyBlockData):
 
     def _extras(self):
         out = super()._extras()
-        out["mu"] = [[pyo.value(x) for x in self._mu_array(i)] for i in self.intervals]
+        out["mu"] = self._multiplier_values("mu")
         return out
 
     def _initialize_scheme(self, trajectory):
         super()._initialize_scheme(trajectory)
-        if trajectory.mu is not None:
-            for i in self.intervals:
-                for g, (owner, r) in enumerate(self._constraint_index()):
-                    owner.mu[i, r].value = trajectory.mu[i, g]
+        self._initialize_multipliers("mu", trajectory)
