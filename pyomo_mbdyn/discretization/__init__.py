@@ -14,6 +14,9 @@ module                 what it states
 ``variational``        DMOCC with multipliers and reduced (DMOCC paper §3)
 ``midpoint``           midpoint rule in generalised coordinates (thesis §2.5)
 ``rattle``             RATTLE, constrained Störmer–Verlet (Hairer–Lubich–Wanner VII.1)
+``lobatto``            Lobatto IIIA–IIIB, three stages, in natural coordinates (Jay 1996)
+``galerkin``           the energy–momentum time finite element cG(2) (Betsch & Steinmann)
+``lobatto_gc``         Lobatto IIIA–IIIB, three stages, in chart coordinates (Marsden & West 2001)
 ``charts``             q(θ) = F(θ, q_ref), its velocity, basis and inverse
 ``quaternion``         quaternion energy-momentum step for a top (thesis ch. 5)
 ``hamiltonian``        DNCO state/costate equations and discrete gradients (§2.11)

@@ -81,6 +81,7 @@ from ..errors import ConfigurationError
 from .hamiltonian import GRADIENTS
 from .galerkin import GALERKIN_STEP, GAUSS_NODES, GAUSS_WEIGHTS
 from .lobatto import LOBATTO_NODES, LOBATTO_STEP, LOBATTO_WEIGHTS
+from .lobatto_gc import LOBATTO_GC_STEP
 from .rattle import RATTLE_STEP
 from .steps import BEM_STEP, DMOCC_LM_STEP, DMOCC_STEP, GC_STEP, REM_STEP
 
@@ -204,7 +205,7 @@ def scheme_names(**capabilities):
     Examples
     --------
     >>> scheme_names(optimal_control=True)
-    ['bem', 'rem', 'dmocc', 'dmocc_lm', 'gc', 'rattle', 'lobatto', 'cg2']
+    ['bem', 'rem', 'dmocc', 'dmocc_lm', 'gc', 'rattle', 'lobatto', 'lobatto_gc', 'cg2']
     >>> scheme_names(energy_consistent=True), scheme_names(system="hamiltonian")
     (['bem', 'rem', 'cg2'], ['dnco'])
     """
@@ -289,6 +290,13 @@ register(SchemeRecord(
     reference="Jay 1996 (SPARK); Hairer, Lubich & Wanner, Geometric Numerical Integration, VII.1.5",
     block="pyomo_mbdyn.schemes.lobatto:LobattoBlock", step=LOBATTO_STEP, final_configuration=("nodes",),
     final_rest="joint_rates", loops=True, coordinate_systems=True, order=4, loads="stages",
+    stages=tuple((name, float(c), float(b)) for name, c, b in
+                 zip(("u_start", "u", "u_end"), LOBATTO_NODES, LOBATTO_WEIGHTS))))
+register(SchemeRecord(
+    name="lobatto_gc", title="Lobatto IIIA–IIIB, three stages, in generalised (chart) coordinates: fourth-order GC",
+    reference="Marsden & West 2001, §2.6; Hairer, Lubich & Wanner, Geometric Numerical Integration, VI.6.3",
+    block="pyomo_mbdyn.schemes.lobatto_gc:LobattoGCBlock", step=LOBATTO_GC_STEP, final_configuration=("chart",),
+    final_rest="chart_velocity", coordinate_systems=True, momentum_consistent=False, order=4, loads="stages",
     stages=tuple((name, float(c), float(b)) for name, c, b in
                  zip(("u_start", "u", "u_end"), LOBATTO_NODES, LOBATTO_WEIGHTS))))
 register(SchemeRecord(

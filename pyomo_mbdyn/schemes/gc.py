@@ -143,6 +143,11 @@ class GCBlockData(MultibodyBlockData):
         return [self.vt[k, j] for j in self.velocities]
 
     def _add_discrete_equations(self):
+        self._add_step_equations()
+        self._add_node_values()
+
+    def _add_step_equations(self):
+        """The midpoint rule's rows per interval (:func:`~pyomo_mbdyn.discretization.gc_residuals`)."""
         system, rotation = self.system, self.rotation
         dynamics = chain_inverse_dynamics(system, rotation)
         residuals = self._residuals(
@@ -154,6 +159,11 @@ class GCBlockData(MultibodyBlockData):
             replayed=True)
         for group in ("kinematics", "momentum_balance", "joint_rates"):
             self._add_velocity_equations(group, residuals)
+
+    def _add_node_values(self):
+        """The node configurations and velocities q(θ_k), P̃(θ_k)ṽ_k: named Expressions (``"chart"``)
+        or variables with the rows ``body[b].chart`` and ``body[b].chart_velocity`` (``"lifted"``)."""
+        system, rotation = self.system, self.rotation
         if self.configurations == "chart":
             # node values for results and user conditions; not part of the scheme's equations
             # (made when first read: the structured solve and trajectory() never read them)

@@ -256,14 +256,23 @@ class Stepper:
         system, step = self.system, self.step_equations
         th, vt = step.enter(system, q0, v0, self.options)
         TH, VT, iterations, x = [th], [vt], [], None
+        extras = {name: [] for name, _ in self._layout if name not in ("theta", "vt")}  # θ_{k+½}
+        work = [] if callable(getattr(step, "work", None)) else None
         for k in range(steps):
             x, it = self.step(TH[-1], VT[-1], U[k], x, k)
+            if work is not None:
+                work.append(step.work(system, self.h, TH[-1], VT[-1], x, U[k], self.options))
             TH.append(x["theta"])
             VT.append(x["vt"])
             iterations.append(it)
+            for name in extras:
+                extras[name].append(x[name])
+        if work is not None:
+            extras["work"] = work
         Q, V, nu = step.leave(system, TH, VT, self.options)
         return Trajectory.of_system(system, t, Q, V, U, nu, self._metadata(steps),
-                                    newton_iterations=np.array(iterations), theta=np.array(TH), vt=np.array(VT))
+                                    newton_iterations=np.array(iterations), theta=np.array(TH), vt=np.array(VT),
+                                    **{name: np.array(values) for name, values in extras.items()})
 
     def _metadata(self, steps):
         return {"scheme": self.scheme, "system": self.system.name, "steps": int(steps), "h": self.h,

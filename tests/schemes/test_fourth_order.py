@@ -1,4 +1,5 @@
-"""The fourth-order schemes (Lobatto IIIA–IIIB, cG(2)): their order where users meet it.
+"""The fourth-order schemes (Lobatto IIIA–IIIB in natural and in chart coordinates, cG(2)):
+their order where users meet it.
 
 Acceptance of issue 33: the error of a forward simulation's final state and the
 error of the arm's optimal cost fall by ≈ 16 per halving of h (fitted order ≥ 3.8),
@@ -24,6 +25,8 @@ from pyomo_mbdyn.discretization.common import numeric_kinematics
 from pyomo_mbdyn.mechanics import examples
 from pyomo_mbdyn.models import four_bar, satellite, three_link_arm
 from pyomo_mbdyn.simulate import simulate
+
+from test_registry import _controls, free_pair
 
 
 def fitted_order(steps, errors):
@@ -70,6 +73,35 @@ def test_final_state_error_falls_as_h4(make, scheme):
     errors = [_state_error(system, simulate(system, system.q0, v0, T / N, N, scheme=scheme), reference)
               for N in steps]
     assert fitted_order(steps, errors) >= 3.8, errors
+
+
+@pytest.mark.parametrize("make", [_arm, _satellite], ids=["arm", "satellite"])
+def test_chart_lobatto_final_state_error_falls_as_h4(make):
+    """lobatto_gc (the same pair on the chart; trees only, so no four-bar)."""
+    system, v0, T = make()
+    steps = (10, 20, 40)
+    reference = simulate(system, system.q0, v0, T / 160, 160, scheme="lobatto_gc")
+    errors = [_state_error(system, simulate(system, system.q0, v0, T / N, N, scheme="lobatto_gc"), reference)
+              for N in steps]
+    assert fitted_order(steps, errors) >= 3.8, errors
+
+
+def test_chart_lobatto_momenta():
+    """Internal torques on a free chain (the registry battery's free pair): the linear momentum
+    is exact (a translation shifts the root's position coordinates: a linear symmetry of the
+    chart, discrete Noether), the angular momentum drifts at fourth order (rotations act on
+    the root's rotation vector nonlinearly): ratio ≈ 16 per halving of h."""
+    system = free_pair()
+    v0 = system.null_space(system.q0) @ np.linspace(0.5, -0.4, system.n_velocities)
+    drifts = []
+    for steps in (40, 80):
+        h = 2.0 / steps
+        tr = simulate(system, system.q0, v0, h, steps, _controls(system, steps, h), scheme="lobatto_gc")
+        L = np.array([np.asarray(system.angular_momentum(q, v), float) for q, v in zip(tr.q, tr.v)])
+        p = np.array([np.asarray(system.linear_momentum(v), float) for v in tr.v])
+        assert np.abs(p - p[0]).max() < 1e-13 * np.abs(p[0]).max()
+        drifts.append(np.abs(L - L[0]).max() / np.abs(L[0]).max())
+    assert 3.7 <= np.log2(drifts[0] / drifts[1]) <= 4.3, drifts
 
 
 def test_energy_error_is_bounded_and_falls_as_h4():
@@ -168,3 +200,46 @@ def test_energy_balance_of_the_optima_falls_as_h4(arm_solutions):
     spread = [np.ptp(arm_solutions[N].dyn.diagnostics()["E"].to_numpy()) for N in (10, 20, 40)]
     orders = np.log2(np.array(spread[:-1]) / spread[1:])
     assert orders[0] >= 3.0 and orders[1] >= 3.5, (spread, orders)
+
+
+@pytest.fixture(scope="module")
+def chart_arm_solutions():
+    """The arm OCP with lobatto_gc at N = 20, 40, 80 with duals (N = 10 finds another local
+    optimum, J ≈ 2.2e6, from the default guess)."""
+    out = {}
+    for N in (20, 40, 80):
+        m = three_link_arm.build("lobatto_gc", steps=N)
+        m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
+        result = pyo.SolverFactory("casadi_ipopt").solve(m)
+        assert str(result.solver.termination_condition) == "optimal", N
+        out[N] = m
+    return out
+
+
+def test_chart_lobatto_converges_at_fourth_order_to_the_same_optimum(arm_solutions, chart_arm_solutions):
+    """lobatto_gc on the arm: |J - J*| (J* from the natural-coordinate Lobatto optima) falls at
+    fitted order ≥ 3.8, and T + V + W of the optima (work by the stage quadrature,
+    :func:`pyomo_mbdyn.discretization.lobatto_gc.lobatto_gc_work`) at order ≥ 3.5."""
+    J_star = _arm_optimum(arm_solutions)
+    steps = (20, 40, 80)
+    errors = [abs(pyo.value(chart_arm_solutions[N].ocp.control_effort) - J_star) for N in steps]
+    assert fitted_order(steps, errors) >= 3.8, errors
+    spread = [np.ptp(chart_arm_solutions[N].dyn.diagnostics()["E"].to_numpy()) for N in steps]
+    assert fitted_order(steps, spread) >= 3.5, spread
+
+
+def test_chart_lobatto_duals_are_costates_and_converge_at_fourth_order(chart_arm_solutions):
+    """Adjoint consistency on the chart: the dual y_k of ``momentum_balance[k]`` (p(θ_{k+1},
+    ṽ_{k+1}) - ∂S/∂θ_{k+1} - (h/6)F_3 with F_3 = -u_end on the arm's chain) is the momentum
+    costate at t_{k+1}: stationarity in u_end,k gives 2 w u_end,k = y_k (w = ½), at every node
+    and N; and y at t = T/2 converges at order ≈ 4 (successive differences)."""
+    half = {}
+    for N, m in chart_arm_solutions.items():
+        dyn = m.dyn
+        for node in (1, N // 2, N):
+            u_end = np.array([pyo.value(dyn.u_end[node - 1, a]) for a in dyn.actuated])
+            y = np.array([m.dual[dyn.momentum_balance[node - 1, j]] for j in dyn.velocities])
+            assert np.abs(u_end - y).max() < 1e-6 * np.abs(y).max(), (N, node, u_end, y)
+        half[N] = np.array([m.dual[dyn.momentum_balance[N // 2 - 1, j]] for j in dyn.velocities])
+    d = [np.abs(half[a] - half[b]).max() for a, b in ((20, 40), (40, 80))]
+    assert np.log2(d[0] / d[1]) >= 3.5, d

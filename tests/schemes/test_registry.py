@@ -77,7 +77,9 @@ def test_square_block_equals_stepper(scheme):
 @pytest.mark.parametrize("scheme", STEPPED)
 def test_momentum_maps(scheme):
     """Internal joint torques on a free system: total L and p constant to round-off for
-    momentum-consistent schemes; the chart midpoint rule (gc) drifts visibly."""
+    momentum-consistent schemes; the chart schemes drift visibly above round-off (gc at
+    second order; lobatto_gc's L at fourth order, 6e-8 here: its rotation vectors are not
+    acted on linearly by rotations, test_fourth_order checks the O(h⁴) and the exact p)."""
     system = free_pair()
     h, steps = 0.05, 40
     q0 = system.q0
@@ -89,7 +91,7 @@ def test_momentum_maps(scheme):
     if record(scheme).momentum_consistent:
         assert drift < 1e-11
     else:
-        assert drift > 1e-6
+        assert drift > 1e-9
 
 
 @pytest.mark.parametrize("scheme", STEPPED)
