@@ -29,14 +29,14 @@ SERIES = {
     "library lobatto (order 4)": [("library", "three-link-arm", "lobatto", n) for n in (10, 20, 40, 80, 160)],
     "library cg2 (order 4)": [("library", "three-link-arm", "cg2", n) for n in (10, 20, 40, 80, 160)],
     "library lobatto_gc (order 4, chart)": [("library", "three-link-arm", "lobatto_gc", n)
-                                            for n in (10, 20, 30, 40, 60, 80, 160)],
+                                            for n in (10, 20, 30, 40, 50, 60, 80, 160)],
     "library rem": [("library", "three-link-arm", "rem", n) for n in (20, 40, 80, 160, 320)],
     "library bem": [("library", "three-link-arm", "bem", n) for n in (20, 40, 80, 160, 320)],
     "library gc": [("library", "three-link-arm", "gc", n) for n in (20, 40, 80, 160)],
     "library rattle": [("library", "three-link-arm", "rattle", n) for n in (20, 40, 80, 160)],
     "pyomo.dae radau3, u per element": [("dae", "radau3", n) for n in (10, 20, 40, 80, 160)],
     "pyomo.dae radau3, u per point": [("dae", "radau3u", n) for n in (5, 10, 20, 40)],
-    "hand Hermite–Simpson (joint angles)": [("hermite-simpson", n) for n in (5, 10, 20, 40, 80)],
+    "hand Hermite–Simpson (joint angles)": [("hermite-simpson", n) for n in (5, 10, 20, 30, 40, 80)],
 }
 QUICK = {"library lobatto (order 4)": 3, "library cg2 (order 4)": 3, "library lobatto_gc (order 4, chart)": 4,
          "hand Hermite–Simpson (joint angles)": 4}

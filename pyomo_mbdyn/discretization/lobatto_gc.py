@@ -47,7 +47,7 @@ import numpy as np
 
 from .charts import chart_velocity
 from .common import applied, compiled_function, full_controls, symbols
-from .lobatto import LOBATTO_NODES, LOBATTO_WEIGHTS
+from .lobatto import LOBATTO_WEIGHTS
 from .steps import ChartStep
 
 __all__ = ["STAGE_RATES", "lobatto_gc_residuals", "lobatto_gc_work", "LobattoGCStep", "LOBATTO_GC_STEP"]
