@@ -36,8 +36,9 @@ a free root (its rotation vector).  Trees only (the chart of a tree).
 
 Written out, ``∂S/∂θ_j = h b_j ∂L/∂θ(Θ_j, Θ̇_j) + Σ_s b_s p(Θ_s, Θ̇_s) STAGE_RATES[s, j]``: the
 stage momenta P_s = p(Θ_s, Θ̇_s) and slopes ∂L/∂θ of the partitioned Runge–Kutta form, with
-``∂L/∂θ = (∂(P̃θ̇)/∂θ)ᵀ M P̃θ̇ − P̃ᵀ∇V`` by reverse passes through the chart (CasADi's
-algorithmic differentiation).  The step is compiled once per system and rotation
+``∂L/∂θ = (∂(P̃θ̇)/∂θ)ᵀ M P̃θ̇ − P̃ᵀ∇V`` by one reverse pass of L through the chart (CasADi's
+algorithmic differentiation) at each stage; where the chart's rates are the generalised
+velocities (chains of revolute and prismatic joints, B P̃ = I) the stage forces are −u_s.  The step is compiled once per system and rotation
 parametrisation (:func:`.common.compiled_function`) and used in every backend
 (:func:`.common.applied`: numbers evaluate it, CasADi graphs call it, Pyomo expressions
 replay it).
@@ -61,6 +62,24 @@ def _stage_rates(h, nodes):
     return [sum(c * x for c, x in zip(row, nodes) if c) / h for row in STAGE_RATES]
 
 
+def _rates_are_generalised_velocities(system, rotation):
+    """Whether ``B(q(θ)) P̃(θ) = I``: the chart's rates are the system's generalised velocities
+    (chains of revolute and prismatic joints: joint angles), so that the stage forces are
+    ``F_s = -u_s`` without the chart's derivatives (as GC's momentum balance on chains).
+    Checked at two random θ; a system whose chart rates are not its generalised velocities
+    (a free root's rotation vector) fails at the first."""
+    from .charts import chart, chart_basis
+
+    rng = np.random.default_rng(0)
+    for _ in range(2):
+        theta = rng.uniform(-1.0, 1.0, system.n_velocities)
+        B = np.asarray(system.control_matrix(np.asarray(chart(system, theta, rotation), float)), float)
+        BP = B @ np.asarray(chart_basis(system, theta, rotation), float)
+        if BP.shape != (system.n_velocities,) * 2 or np.abs(BP - np.eye(system.n_velocities)).max() > 1e-9:
+            return False
+    return True
+
+
 def _step_function(system, rotation):
     """The CasADi function ``(h, θ_k, ṽ_k, θ_{k+½}, θ_{k+1}, ṽ_{k+1}, u_1, u_2, u_3)`` ↦ the
     three residual groups of the module docstring (built once per system and rotation)."""
@@ -79,15 +98,15 @@ def _step_function(system, rotation):
         M = casadi.DM(np.diag(np.asarray(system.mass_matrix(), float)))
         grad_V = casadi.DM(np.asarray(system.potential_gradient(), float))
 
-        # q(θ), p = P̃ᵀMP̃θ̇ and ∂L/∂θ = (∂(P̃θ̇)/∂θ)ᵀMP̃θ̇ − P̃ᵀ∇V at a point (θ, θ̇) of its own:
-        # reverse passes through the chart and its velocity (a quarter fewer instructions
-        # to differentiate twice than CasADi's gradient of the summed action)
+        # q(θ), p = ∂L/∂θ̇ and ∂L/∂θ at a point (θ, θ̇) of its own, by one reverse pass of L; the
+        # slopes of S are assembled from the three stages' (the arm's step: 2 094 instructions,
+        # Hessian 29 000; CasADi's gradient of the summed action with the stage forces through
+        # the chart: 4 077 and 48 000)
         theta, rate = casadi.SX.sym("theta", dof), casadi.SX.sym("rate", dof)
         q = chart(theta)
         v = casadi.jtimes(q, theta, rate)
-        stage = casadi.Function("lagrangian_slopes", [theta, rate], [
-            q, casadi.jtimes(q, theta, M * v, True),
-            casadi.jtimes(v, theta, M * v, True) - casadi.jtimes(q, theta, grad_V, True)])
+        slopes = casadi.gradient(0.5 * casadi.dot(v, M * v) - casadi.dot(grad_V, q), casadi.vertcat(theta, rate))
+        stage = casadi.Function("lagrangian_slopes", [theta, rate], [q, slopes[dof:], slopes[:dof]])
 
         nodes = [th0, thm, th1]
         rates = _stage_rates(h, nodes)
@@ -97,12 +116,18 @@ def _step_function(system, rotation):
         action_slopes = [h * weights[j] * stages[j][2]
                          + sum(weights[s] * float(STAGE_RATES[s, j]) * stages[s][1] for s in range(3))
                          for j in range(3)]
-        forces = []
-        for theta, (q, _, _), (u, u_) in zip(nodes, stages, controls):
+        def stage_force(theta, q, u):
+            """F_s = −P̃ᵀBᵀu_s (θ_s a node symbol): −u_s where the chart's rates are the
+            generalised velocities, else by a reverse pass through the chart."""
+            full = np.array(full_controls(system, u), dtype=object)
+            if direct:
+                return -casadi.vertcat(*[casadi.SX(x) for x in full])
             B = system.control_matrix(np.array([q[i] for i in range(q.shape[0])], dtype=object))
-            applied_load = np.asarray(B, dtype=object).T @ np.array(full_controls(system, u_), dtype=object)
-            load = casadi.vertcat(*[casadi.SX(x) for x in np.asarray(applied_load, dtype=object).ravel()])
-            forces.append(-casadi.jtimes(q, theta, load, True))  # F_s = −P̃ᵀBᵀu_s (θ_s a node symbol)
+            load = np.asarray(np.asarray(B, dtype=object).T @ full, dtype=object).ravel()
+            return -casadi.jtimes(q, theta, casadi.vertcat(*[casadi.SX(x) for x in load]), True)
+
+        direct = _rates_are_generalised_velocities(system, rotation)
+        forces = [stage_force(theta, q, u_) for theta, (q, _, _), (_, u_) in zip(nodes, stages, controls)]
         start_momentum = stage(th0, vt0)[1]
         end_momentum = stage(th1, vt1)[1]
         groups = {
