@@ -160,5 +160,5 @@ fig
 # stage multipliers (≈ 215 unknowns per step on the arm); `lobatto_gc` has 18
 # per step (with its nine stage controls) and reaches |J − J*| ≤ 1 about ten
 # times sooner.  A hand-written Hermite–Simpson collocation of the arm's
-# closed-form dynamics is still ≈ 2× faster: the benchmark page
+# closed-form dynamics is still ≈ 1.4× faster: the benchmark page
 # (benchmarks/pages/fourth_order.md) states the times of all of them and why.
