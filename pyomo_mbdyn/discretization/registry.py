@@ -253,6 +253,10 @@ def resolve(scheme):
                              + (f" and the variants {variants}" if variants else ""))
 
 
+#: the control stages of the three-stage Lobatto pair (natural and chart coordinates): c = 0, ½, 1, Simpson
+LOBATTO_STAGES = tuple((name, float(c), float(b))
+                       for name, c, b in zip(("u_start", "u", "u_end"), LOBATTO_NODES, LOBATTO_WEIGHTS))
+
 register(SchemeRecord(
     name="bem", title="energy-momentum scheme with interval multipliers (BEM)",
     reference="thesis §2.3, Eq. (3.21)-(3.23)", block="pyomo_mbdyn.schemes.bem:BEMBlock",
@@ -290,15 +294,13 @@ register(SchemeRecord(
     reference="Jay 1996 (SPARK); Hairer, Lubich & Wanner, Geometric Numerical Integration, VII.1.5",
     block="pyomo_mbdyn.schemes.lobatto:LobattoBlock", step=LOBATTO_STEP, final_configuration=("nodes",),
     final_rest="joint_rates", loops=True, coordinate_systems=True, order=4, loads="stages",
-    stages=tuple((name, float(c), float(b)) for name, c, b in
-                 zip(("u_start", "u", "u_end"), LOBATTO_NODES, LOBATTO_WEIGHTS))))
+    stages=LOBATTO_STAGES))
 register(SchemeRecord(
     name="lobatto_gc", title="Lobatto IIIA–IIIB, three stages, in generalised (chart) coordinates: fourth-order GC",
     reference="Marsden & West 2001, §2.6; Hairer, Lubich & Wanner, Geometric Numerical Integration, VI.6.3",
     block="pyomo_mbdyn.schemes.lobatto_gc:LobattoGCBlock", step=LOBATTO_GC_STEP, final_configuration=("chart",),
     final_rest="chart_velocity", coordinate_systems=True, momentum_consistent=False, order=4, loads="stages",
-    stages=tuple((name, float(c), float(b)) for name, c, b in
-                 zip(("u_start", "u", "u_end"), LOBATTO_NODES, LOBATTO_WEIGHTS))))
+    stages=LOBATTO_STAGES))
 register(SchemeRecord(
     name="cg2", title="energy-momentum time finite element cG(2): fourth order, energy and momenta exact",
     reference="Betsch & Steinmann, Conservation properties of a time FE method, parts I and III (2000, 2002)",

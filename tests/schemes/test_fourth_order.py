@@ -123,17 +123,22 @@ def test_energy_error_is_bounded_and_falls_as_h4():
     assert fine[-quarter:].max() <= 1.5 * fine[:quarter].max()
 
 
-@pytest.fixture(scope="module")
-def arm_solutions():
-    """The arm OCP (thesis E3) with the Lobatto scheme at N = 10, 20, 40 with duals."""
+def _solved_arms(scheme, steps):
+    """``{N: model}``: the arm OCP (thesis E3) solved with ``scheme`` at each N, with duals."""
     out = {}
-    for N in (10, 20, 40):
-        m = three_link_arm.build("lobatto", steps=N)
+    for N in steps:
+        m = three_link_arm.build(scheme, steps=N)
         m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
         result = pyo.SolverFactory("casadi_ipopt").solve(m)
-        assert str(result.solver.termination_condition) == "optimal", N
+        assert str(result.solver.termination_condition) == "optimal", (scheme, N)
         out[N] = m
     return out
+
+
+@pytest.fixture(scope="module")
+def arm_solutions():
+    """The arm OCP with the Lobatto scheme at N = 10, 20, 40 with duals."""
+    return _solved_arms("lobatto", (10, 20, 40))
 
 
 def _arm_optimum(arm_solutions):
@@ -206,14 +211,7 @@ def test_energy_balance_of_the_optima_falls_as_h4(arm_solutions):
 def chart_arm_solutions():
     """The arm OCP with lobatto_gc at N = 20, 40, 80 with duals (N = 10 finds another local
     optimum, J ≈ 2.2e6, from the default guess)."""
-    out = {}
-    for N in (20, 40, 80):
-        m = three_link_arm.build("lobatto_gc", steps=N)
-        m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)
-        result = pyo.SolverFactory("casadi_ipopt").solve(m)
-        assert str(result.solver.termination_condition) == "optimal", N
-        out[N] = m
-    return out
+    return _solved_arms("lobatto_gc", (20, 40, 80))
 
 
 def test_chart_lobatto_converges_at_fourth_order_to_the_same_optimum(arm_solutions, chart_arm_solutions):
