@@ -140,7 +140,7 @@ class GalerkinStep(OneStep):
         return galerkin_residuals(system, h, q0, v0, x["q_mid"], x["v_mid"], x["q"], x["v"], x["lam"],
                                   x["lam_late"], u, u)
 
-    def work(self, system, h, q0, v0, x, u):
+    def work(self, system, h, q0, v0, x, u, options=None):
         """The controls' work on the step (:func:`galerkin_work`)."""
         return galerkin_work(system, h, q0, x["q_mid"], x["q"], u, u)
 

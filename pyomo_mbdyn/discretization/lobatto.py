@@ -157,7 +157,7 @@ class LobattoStep(OneStep):
         return lobatto_residuals(system, h, q0, v0, x["q_mid"], x["q"], x["v"], x["lam"], x["lam_mid"],
                                  x["lam_end"], u, u, u)
 
-    def work(self, system, h, q0, v0, x, u):
+    def work(self, system, h, q0, v0, x, u, options=None):
         """The controls' work on the step (:func:`stage_work`), the same control at every stage."""
         return stage_work(system, h, q0, v0, x["q_mid"], x["q"], x["lam"], x["lam_mid"], u, u, u)
 

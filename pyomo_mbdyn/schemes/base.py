@@ -483,6 +483,13 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
     def _lam_array(self, i):
         return [owner.lam[i, r] for owner, r in self._constraint_index()]
 
+    def _add_interval_coordinates(self, name):
+        """``body[b].<name>[i, c]``: one variable per interval and coordinate (the middle node
+        q_{k+½} of the fourth-order schemes, cG(2)'s middle velocity coefficient)."""
+        for b in self.system.bodies:
+            blk = self.body[b]
+            blk.add_component(name, pyo.Var(self.intervals, blk.coordinates, initialize=0.0))
+
     def _interval_coordinate_array(self, name, i):
         """``body[b].<name>[i, c]`` (per interval, one per coordinate: the middle node q_{k+½} of
         the fourth-order schemes) in the global coordinate order."""

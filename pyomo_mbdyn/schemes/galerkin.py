@@ -64,10 +64,8 @@ class GalerkinBlockData(MultibodyBlockData):
     def _add_scheme_variables(self):
         self._add_interval_multipliers()  # γ_1: body[b].lam, joint[j].lam
         self._add_more_multipliers("lam_late")  # γ_2
-        for name in self.system.bodies:
-            blk = self.body[name]
-            blk.q_mid = pyo.Var(self.intervals, blk.coordinates, initialize=0.0)
-            blk.v_mid = pyo.Var(self.intervals, blk.coordinates, initialize=0.0)
+        self._add_interval_coordinates("q_mid")
+        self._add_interval_coordinates("v_mid")
 
     def _add_discrete_equations(self):
         system = self.system

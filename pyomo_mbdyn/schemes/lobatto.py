@@ -69,8 +69,7 @@ class LobattoBlockData(MultibodyBlockData):
         self._add_interval_multipliers()  # Γ_1: body[b].lam, joint[j].lam
         for stage in STAGE_MULTIPLIERS[1:]:  # Γ_2, Γ_3
             self._add_more_multipliers(stage)
-        for name in self.system.bodies:
-            self.body[name].q_mid = pyo.Var(self.intervals, self.body[name].coordinates, initialize=0.0)
+        self._add_interval_coordinates("q_mid")
 
     def _add_discrete_equations(self):
         system = self.system

@@ -223,7 +223,8 @@ class Stepper:
             return self._simulate_chart(q0, v0, steps, U, t)
         Q, V, iterations, x = [q0], [v0], [], None
         extras = {name: [] for name, _ in self._layout if name not in ("q", "v")}
-        # a step that states the controls' work itself (stage controls) records it per interval
+        # a step that states the controls' work itself (stage controls: work(system, h, state, x, u,
+        # options)) records it per interval
         work = [] if callable(getattr(self.step_equations, "work", None)) else None
         for k in range(steps):
             if family == "two-step":
@@ -234,7 +235,7 @@ class Stepper:
             else:
                 x, it = self.step(Q[-1], V[-1], U[k], x, k)
                 if work is not None:
-                    work.append(self.step_equations.work(system, self.h, Q[-1], V[-1], x, U[k]))
+                    work.append(self.step_equations.work(system, self.h, Q[-1], V[-1], x, U[k], self.options))
                 V.append(x["v"])
             Q.append(x["q"])
             for name in extras:
