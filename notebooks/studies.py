@@ -25,7 +25,7 @@
 #
 # Here the executor is a Dask `LocalCluster` of two worker processes — the same
 # code runs on a multi-node cluster with `Client("tcp://scheduler:8786")`
-# (README: "Large studies on a Dask cluster").  Dask ships the build functions
+# (user guide, docs/guide/studies.md: "Large studies on a Dask cluster").  Dask ships the build functions
 # defined in this notebook by value (cloudpickle); the default local process
 # pool needs importable, module-level functions instead.
 

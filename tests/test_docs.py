@@ -59,7 +59,7 @@ def _sections(page):
 def test_landing_page_is_the_readme(html):
     page = _page(html, "index.html")
     assert "Structure-preserving optimal control of multibody systems" in page
-    assert "Set-up (fresh machine" in page
+    assert "Quick start" in page and "guide/index.html" in page
     assert "Unreleased" in _page(html, "changelog.html")
 
 
@@ -160,3 +160,14 @@ def test_every_public_function_has_an_example_or_a_notebook():
                 continue
             missing.append(f"{module_name}.{name}")
     assert not missing, f"public functions and classes without a docstring example or a notebook: {missing}"
+
+
+def test_user_guide_is_rendered_with_the_registry_s_table(html):
+    guide = _page(html, "guide/index.html")
+    for name in ("modelling", "schemes", "problems", "results", "studies", "solvers", "extending",
+                 "bibliography"):
+        assert f'href="{name}.html"' in guide, f"the user guide does not link {name}"
+        _page(html, f"guide/{name}.html")
+    table = _page(html, "guide/schemes.html")
+    for name in schemes.SCHEMES:
+        assert f'<span class="pre">{name}</span>' in table, f"the guide's table of schemes lacks {name}"

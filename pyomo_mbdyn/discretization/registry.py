@@ -85,7 +85,7 @@ from .lobatto_gc import LOBATTO_GC_STEP
 from .rattle import RATTLE_STEP
 from .steps import BEM_STEP, DMOCC_LM_STEP, DMOCC_STEP, GC_STEP, REM_STEP
 
-__all__ = ["SchemeRecord", "SCHEMES", "record", "register", "resolve", "scheme_names"]
+__all__ = ["SchemeRecord", "SCHEMES", "record", "register", "resolve", "scheme_names", "scheme_table"]
 
 
 @dataclass(frozen=True)
@@ -211,6 +211,37 @@ def scheme_names(**capabilities):
     """
     return [name for name, rec in SCHEMES.items()
             if all(getattr(rec, key) == value for key, value in capabilities.items())]
+
+
+def scheme_table():
+    """The registered schemes as a Markdown table (the README's and the user guide's,
+    generated here so that they list what the registry holds): per multibody scheme its
+    method, order, whether T + V + W (the energy balance with the controls' work) and the
+    momentum maps hold exactly or to the scheme's order, closed loops, and the source;
+    the schemes for other systems in a line below.
+
+    Examples
+    --------
+    >>> print(scheme_table().splitlines()[2])
+    | `bem` | energy-momentum scheme with interval multipliers (BEM) | 2 | exact | exact | yes | thesis §2.3, Eq. (3.21)-(3.23) |
+    """
+    def held(exact, order):
+        return "exact" if exact else f"O(h{'²' if order == 2 else '⁴'})"
+
+    rows = ["| scheme | method | order | T + V + W | momentum maps | loops | source |",
+            "|---|---|---|---|---|---|---|"]
+    others = []
+    for name, rec in SCHEMES.items():
+        if rec.system != "multibody":
+            others.append(f"`{name}` ({rec.title}; {rec.reference})")
+            continue
+        rows.append(f"| `{name}` | {rec.title} | {rec.order} | {held(rec.energy_consistent, rec.order)} "
+                    f"| {held(rec.momentum_consistent, rec.order)} | {'yes' if rec.loops else 'no'} "
+                    f"| {rec.reference} |")
+    text = "\n".join(rows)
+    if others:
+        text += "\n\nFor other systems: " + "; ".join(others) + "."
+    return text
 
 
 def record(scheme):

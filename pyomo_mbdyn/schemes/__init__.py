@@ -7,7 +7,7 @@ the block the record names.  All blocks derive from
 ``block.trajectory()``.
 """
 
-from ..discretization.registry import SCHEMES, SchemeRecord, record, scheme_names
+from ..discretization.registry import SCHEMES, SchemeRecord, record, scheme_names, scheme_table
 from ..errors import ConfigurationError
 from ..mechanics.hamiltonian import HamiltonianSystem
 from .base import MultibodyBlockData, SchemeBlockData
@@ -19,7 +19,7 @@ from .quaternion import QuaternionBlock
 from .rem import REMBlock
 
 __all__ = ["BEMBlock", "REMBlock", "DMOCCBlock", "DMOCCLMBlock", "GCBlock", "QuaternionBlock", "DNCOBlock",
-           "SCHEMES", "SchemeRecord", "record", "scheme_names", "scheme_block", "HamiltonianSystem",
+           "SCHEMES", "SchemeRecord", "record", "scheme_names", "scheme_table", "scheme_block", "HamiltonianSystem",
            "SchemeBlockData", "MultibodyBlockData", "scheme_options", "options_table"]
 
 
