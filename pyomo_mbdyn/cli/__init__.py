@@ -29,7 +29,7 @@ are then the sums over the stages).  ``--no-refine`` solves the N-step model dir
 
 ``sweep MODEL --steps 20,40,80 [--scheme bem,rem]`` solves the model once per point of
 the grid (each as ``run`` solves it) and ``multistart MODEL --starts K --seed S
-[--radius R] [--perturb guess|chart|controls]`` from K reproducible starts
+[--radius R] [--perturb auto|guess|chart|controls]`` from K reproducible starts
 (:mod:`pyomo_mbdyn.studies`), on ``--workers K`` local processes (default: one per
 CPU) or on the Dask cluster at ``--scheduler ADDRESS``.  They print the table of runs
 and the best run; with ``--json`` one JSON object ``{"model", "study", "runs": [one
@@ -314,8 +314,10 @@ def build_parser():
     multi.add_argument("--seed", type=int, default=0, help="seed of the perturbations (default 0)")
     multi.add_argument("--radius", type=float, default=1e-2, metavar="R",
                        help="size of the perturbation (default 1e-2; see pyomo_mbdyn.studies.multistart)")
-    multi.add_argument("--perturb", default="guess", choices=("guess", "chart", "controls"),
-                       help="move every free variable (guess) or draw random controls (controls)")
+    multi.add_argument("--perturb", default="auto", choices=("auto", "guess", "chart", "controls"),
+                       help="move the chart's joint angles where the model has a chart, else every free "
+                            "variable (auto, the default), move every free variable (guess), the chart "
+                            "(chart) or draw random controls (controls)")
     multi.add_argument("--scheme", default=None, help="discrete scheme (bem, rem, ...)")
     multi.add_argument("--steps", type=int, default=None, help="number of time steps N")
     _add_study_arguments(multi)

@@ -256,16 +256,14 @@ def perturb_chart(model, radius, rng, contravariant=True):
     dyn = model.component("dyn")
     if dyn is None or not hasattr(dyn, "initialize_from") or not hasattr(dyn, "system"):
         raise ConfigurationError("perturb_chart: needs a multibody scheme block model.dyn")
+    from ..schemes.guesses import guess_chart_coordinates
+
     system = dyn.system
-    theta, start = [], None
-    for k, q in enumerate(np.asarray(dyn.trajectory().q, float)):
-        try:
-            start = chart_coordinates(system, q, start=start, atol=1e-6)
-        except (ValueError, NotImplementedError) as err:
-            raise ConfigurationError(f"perturb_chart: node {k} of {dyn.name} is not reached by the chart "
-                                     f"of {system} ({err})") from None
-        theta.append(np.asarray(start, float))
-    theta = np.array(theta)
+    try:  # node by node from the previous one, to 1e-4 (a guess fulfils the joints only roughly), turns kept
+        theta = guess_chart_coordinates(f"perturb_chart: {dyn.name}", system, dyn.trajectory(), "exp",
+                                        first="previous")
+    except NotImplementedError as err:
+        raise ConfigurationError(f"perturb_chart: {system} has no chart ({err})") from None
     theta[1:-1] += rng.uniform(-radius, radius, size=theta[1:-1].shape)
     dyn.initialize_from(_chart_trajectory(system, dyn.step_length, theta, contravariant))
     return theta

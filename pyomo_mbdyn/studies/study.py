@@ -99,7 +99,7 @@ __all__ = ["sweep", "multistart", "best", "cluster_optima", "to_records", "write
 TIMING_COLUMNS = ("build_seconds", "solve_seconds", "seconds", "solver_seconds")
 
 #: the named perturbations of :func:`multistart` (or pass a callable ``perturb(model, rng)``)
-PERTURBATIONS = ("guess", "chart", "controls")
+PERTURBATIONS = ("auto", "guess", "chart", "controls")
 
 #: ``progress=None`` shows a bar from this many tasks on, when stderr is a terminal
 PROGRESS_MIN_TASKS = 5
@@ -315,6 +315,7 @@ def _failed(task, status, message):
         record["path"] = None
     if task.study == "multistart":
         record["final_state"] = None
+        record["perturbation"] = None
     return record
 
 
@@ -420,7 +421,7 @@ def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=
     return _table(_execute(tasks, executor, progress, what, workers, task_timeout))
 
 
-def multistart(build, starts, seed=0, perturb="guess", radius=1e-2, solve_options=None, executor=None,
+def multistart(build, starts, seed=0, perturb="auto", radius=1e-2, solve_options=None, executor=None,
                solver=None, progress=None, options=None, save_dir=None, objective_rtol=1e-6, state_tol=1e-4,
                workers=None, task_timeout=None):
     """Solve one model from ``starts`` starting points; a DataFrame with its distinct optima labelled.
@@ -429,6 +430,13 @@ def multistart(build, starts, seed=0, perturb="guess", radius=1e-2, solve_option
     generator ``numpy.random.default_rng([seed, s])`` (the same starts on every
     executor, and start s the same whatever ``starts`` is):
 
+    * ``perturb="auto"`` (the default): ``"chart"`` where the model's block has a chart
+      that reaches every node of its guess, else ``"guess"`` (a system without a chart —
+      the DNCO's Hamiltonian systems — or a rotation beyond the chart's reach: the sphere's
+      three turns).  Measured on the models (benchmarks/pages/multistart.md): moving the
+      chart finds the most distinct optima (the three-link arm: 2 at radius 1e-2 and 8 at
+      0.1, where moving every variable finds 1 and 3); the column ``perturbation`` says
+      which one each start got;
     * ``perturb="guess"``: every free variable moved uniformly within ±``radius``,
       clipped to its bounds (:func:`pyomo_mbdyn.ocp.guess.perturb_start`);
     * ``perturb="chart"``: the chart coordinates (joint angles, …) of the
@@ -469,8 +477,9 @@ def multistart(build, starts, seed=0, perturb="guess", radius=1e-2, solve_option
     pandas.DataFrame
         One row per start, in start order: ``start``, ``seed``, ``status``,
         ``objective``, ``iterations``, ``build_seconds``, ``solve_seconds``,
-        ``seconds``, ``message``, (``path``), ``final_state`` and ``optimum``
-        (0 the best optimum; NA for a run that did not end optimal).
+        ``seconds``, ``message``, (``path``), ``final_state``, ``perturbation`` (the one
+        applied; None for start 0) and ``optimum`` (0 the best optimum; NA for a run that
+        did not end optimal).
 
     Raises
     ------

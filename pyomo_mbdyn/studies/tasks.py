@@ -53,6 +53,7 @@ def run_task(task):
         record["path"] = None
     if task.study == "multistart":
         record["final_state"] = None
+        record["perturbation"] = None
     try:
         if isinstance(task.build, str) and task.study == "sweep":
             _solve_registry_model(task, record)
@@ -90,19 +91,7 @@ def _build_and_solve(task, record):
     t0 = time.perf_counter()
     model = _build(task)
     if task.start:
-        rng = np.random.default_rng([task.seed, task.start])
-        if callable(task.perturb):
-            task.perturb(model, rng)
-        elif task.perturb == "controls":
-            _perturb_controls(model, task.radius, rng)
-        elif task.perturb == "chart":
-            from ..ocp.guess import perturb_chart
-
-            perturb_chart(model, task.radius, rng)
-        else:
-            from ..ocp.guess import perturb_start
-
-            perturb_start(model, task.radius, rng)
+        record["perturbation"] = _perturb(task, model)
     record["build_seconds"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     try:
@@ -115,6 +104,36 @@ def _build_and_solve(task, record):
         record["final_state"] = _final_state(model)
     if task.save_path is not None:
         _save(model, task, record)
+
+
+def _perturb(task, model):
+    """Move start ``task.start`` of ``model`` (its generator ``default_rng([seed, start])``);
+    the name of the perturbation applied.  ``"auto"`` moves the chart where the model's
+    block has one that reaches every node of its guess and every free variable otherwise
+    (a system without a chart, a rotation beyond the chart's reach: the sphere's three
+    turns): benchmarks/pages/multistart.md measured the chart to find the most optima."""
+    from ..ocp.guess import perturb_chart, perturb_start
+
+    def rng():
+        return np.random.default_rng([task.seed, task.start])
+
+    if callable(task.perturb):
+        task.perturb(model, rng())
+        return getattr(task.perturb, "__name__", "callable")
+    if task.perturb == "controls":
+        _perturb_controls(model, task.radius, rng())
+    elif task.perturb == "chart":
+        perturb_chart(model, task.radius, rng())
+    elif task.perturb == "auto":
+        try:
+            perturb_chart(model, task.radius, rng())
+            return "chart"
+        except ConfigurationError:
+            perturb_start(model, task.radius, rng())
+            return "guess"
+    else:
+        perturb_start(model, task.radius, rng())
+    return task.perturb
 
 
 def _build(task):
