@@ -97,6 +97,8 @@ def test_page_is_self_contained_with_one_frame_per_node(arm, tmp_path):
     assert "elbow.angle (N m)" in names and "T + V" in names and "T + V + W" in names
     assert '"energy (J)"' in text and '"u (N m)"' in text and '"x (m)"' in text
     assert "<title>arm, bem, N = 40</title>" in text
+    # time ticks on both panels: the controls' x axis shows its labels too (in s)
+    assert re.search(r'"xaxis2":\{[^}]*"showticklabels":true[^}]*"ticksuffix":" s"', text)
 
 
 def test_energy_curve_is_the_diagnostics_table(arm, tmp_path):

@@ -86,8 +86,11 @@ def test_snapshots_draw_every_part(motion):
     system = motion.system
     ax = plotting.plot_snapshots(system, motion.q, times=[0, 4, 8])
     assert ax.name == "3d" and ax.snapshot_nodes == [0, 4, 8]
-    # per snapshot: 2 rods × (12 box edges + 3 directors); joints: shoulder 1 + 1, elbow 2 + 1, wrist 2 + 1
-    assert len(_segments(ax)) == 3 * (2 * 15 + 8)
+    # per snapshot: 2 rods × 12 box edges; joints: shoulder 1 + 1, elbow 2 + 1, wrist 2 + 1; the
+    # director triads (2 rods × 3) on the last snapshot only
+    assert len(_segments(ax)) == 3 * (2 * 12 + 8) + 2 * 3
+    assert len(_segments(plotting.plot_snapshots(system, motion.q, times=[0, 4, 8], directors="all"))) \
+        == 3 * (2 * 15 + 8)
     # the director lines of the last snapshot end at φ + a_i d_i
     (_, phi, D, a) = plotting.body_geometry(system, motion.q[8])[0]
     ends = {tuple(np.round(s[1], 9)) for s in _segments(ax)}
@@ -105,6 +108,25 @@ def test_snapshots_draw_every_part(motion):
     assert ax.elev == 90 and len(ax.get_zticks()) == 0
     assert "k = 0, 4, 8" in ax.get_title()
     assert [ax.get_xlabel(), ax.get_ylabel()] == ["x [m]", "y [m]"]
+
+
+def test_each_snapshot_is_labelled_at_its_own_pose(motion):
+    """One label per pose, with its time, nearer to its own pose's points than to any other's,
+    and inside the axes limits."""
+    system = motion.system
+    ax = plotting.plot_snapshots(system, motion.q, times=[0.0, 0.2, 0.4], t=motion.t)
+    assert [text for text, _ in ax.snapshot_labels] == ["t = 0 s", "t = 0.2 s", "t = 0.4 s"]
+    assert [text.get_text() for text in ax.texts] == ["t = 0 s", "t = 0.2 s", "t = 0.4 s"]
+    poses = [plotting.geometry.points_of(system, motion.q[k][None]) for k in ax.snapshot_nodes]
+    for i, (_, position) in enumerate(ax.snapshot_labels):
+        nearest = [np.linalg.norm(pose - position, axis=1).min() for pose in poses]
+        assert np.argmin(nearest) == i, nearest
+        assert np.all(position >= ax.drawn_limits[:, 0]) and np.all(position <= ax.drawn_limits[:, 1])
+    by_node = plotting.plot_snapshots(system, motion.q, times=[0, 8])
+    assert [text for text, _ in by_node.snapshot_labels] == ["k = 0", "k = 8"]
+    assert len(plotting.plot_snapshots(system, motion.q, times=[0, 8], labels=False).texts) == 0
+    with pytest.raises(ConfigurationError, match="directors must be"):
+        plotting.plot_snapshots(system, motion.q, directors="some")
 
 
 def test_snapshots_by_time_single_configuration_and_offset(motion):

@@ -297,7 +297,8 @@ def html_figure(trajectory, system=None, title=None):
                    x=0.02, xanchor="left"),
         scene=_scene_layout(system, q),
         uirevision="keep",  # keep the user's camera while frames play
-        xaxis2=dict(domain=list(_PANEL_DOMAIN), anchor="y2", range=x_range, matches="x3", showticklabels=False),
+        xaxis2=dict(domain=list(_PANEL_DOMAIN), anchor="y2", range=x_range, matches="x3", showticklabels=True,
+                    ticksuffix=" s"),
         yaxis2=dict(domain=[0.62, 0.98], anchor="x2", range=u_range,
                     title=dict(text=f"u ({u_units})" if u_units else "u")),
         xaxis3=dict(domain=list(_PANEL_DOMAIN), anchor="y3", range=x_range, title=dict(text="t (s)")),

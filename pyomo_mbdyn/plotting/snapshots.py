@@ -57,8 +57,9 @@ def plane_view(ax, skeleton):
     return flat[0]
 
 
-def draw_configuration(ax, system, qk, alpha=1.0, box=True, shift=np.zeros(3)):
-    """Draw one configuration (moved by ``shift``); return the number of line segments drawn."""
+def draw_configuration(ax, system, qk, alpha=1.0, box=True, shift=np.zeros(3), directors=True):
+    """Draw one configuration (moved by ``shift``; the director triads with ``directors``);
+    return the number of line segments drawn."""
     from mpl_toolkits.mplot3d.art3d import Line3DCollection
 
     segments, colors, widths = [], [], []
@@ -74,7 +75,7 @@ def draw_configuration(ax, system, qk, alpha=1.0, box=True, shift=np.zeros(3)):
                 segments.append(edge)
                 colors.append(color)
                 widths.append(1.0)
-        for i in range(3):
+        for i in range(3 if directors else 0):
             segments.append((phi, phi + a[i] * D[i]))
             colors.append(DIRECTOR_COLORS[i])
             widths.append(2.0)
@@ -101,10 +102,28 @@ def draw_configuration(ax, system, qk, alpha=1.0, box=True, shift=np.zeros(3)):
     return len(segments)
 
 
-def _legend(ax, system, box=True, outside=False):
+def _label_poses(ax, system, q, nodes, shifts, texts):
+    """Write ``texts[i]`` beside snapshot i, just beyond its drawn point farthest from the
+    centre of all snapshots (the tip of an arm, the end of a swing), so that each label
+    sits at its own pose.  Returns ``[(text, position)]``."""
+    poses = [points_of(system, q[k][None, :]) + shift for k, shift in zip(nodes, shifts)]
+    everything = np.vstack(poses)
+    centre = everything.mean(axis=0)
+    size = max(np.ptp(everything, axis=0).max(), 1e-9)
+    placed = []
+    for pose, text in zip(poses, texts):
+        far = pose[np.argmax(np.linalg.norm(pose - centre, axis=1))]
+        away = far - centre
+        position = far + 0.06 * size * away / max(np.linalg.norm(away), 1e-12)
+        ax.text(*position, text, fontsize="small", color="0.2", ha="center", va="center")
+        placed.append((text, position))
+    return placed
+
+
+def _legend(ax, system, box=True, outside=False, directors=True):
     handles = [Line2D([], [], color=body_color(b), marker="o", lw=1 if box else 0, label=name)
                for b, name in enumerate(system.bodies)]
-    if any(b.has_orientation for b in system.bodies.values()):
+    if directors and any(b.has_orientation for b in system.bodies.values()):
         handles += [Line2D([], [], color=c, lw=2, label=f"d{i + 1}") for i, c in enumerate(DIRECTOR_COLORS)]
     if system.joints:
         handles.append(Line2D([], [], color="k", marker="o", markerfacecolor="white", lw=0, label="joint"))
@@ -149,11 +168,14 @@ def _select_nodes(times, N, t, count):
 
 
 @styled
-def plot_snapshots(system, q, times=None, ax=None, *, t=None, count=6, box=True, offset=None):
+def plot_snapshots(system, q, times=None, ax=None, *, t=None, count=6, box=True, offset=None,
+                   directors="last", labels=True):
     """Draw configurations of ``system`` at chosen nodes in one 3-D axes.
 
     Bodies, joints and directors are drawn as described in the module
-    docstring; later snapshots are more opaque.  The axes have equal scales
+    docstring; later snapshots are more opaque, and each is labelled with its
+    time (``t = 0.4 s``, or its node ``k = 4`` without ``t``) beside its outermost
+    point.  The axes have equal scales
     and limits from everything drawn plus a margin (``ax.drawn_limits``); a
     motion in a coordinate plane is seen square-on.
 
@@ -178,6 +200,12 @@ def plot_snapshots(system, q, times=None, ax=None, *, t=None, count=6, box=True,
         its size, lays the snapshots out in reading order on a grid (left to
         right along x, rows downwards along z) 1.25 times the system's size
         apart.  The title then states the shift.  Default: no shift.
+    directors : "last", "all" or "none"
+        Which snapshots show their director triads (d₁, d₂, d₃); by default the
+        last only — the boxes show every pose's orientation, and triads on every
+        pose clutter the figure.
+    labels : bool
+        Label each snapshot with its time or node (``ax.snapshot_labels``).
 
     Returns
     -------
@@ -186,6 +214,8 @@ def plot_snapshots(system, q, times=None, ax=None, *, t=None, count=6, box=True,
     q = as_configurations(system, q)
     N = q.shape[0] - 1
     nodes = _select_nodes(times, N, t, count)
+    if directors not in ("last", "all", "none"):
+        raise ConfigurationError(f"directors must be 'last', 'all' or 'none', got {directors!r}")
     if offset is None:
         shifts, moved = [np.zeros(3)] * len(nodes), ""
     elif isinstance(offset, str) and offset == "auto":
@@ -203,12 +233,18 @@ def plot_snapshots(system, q, times=None, ax=None, *, t=None, count=6, box=True,
     ax = _axes3d(ax, figsize=(8, 6.5))
     for i, k in enumerate(nodes):
         alpha = 0.25 + 0.75 * (i + 1) / len(nodes)
-        draw_configuration(ax, system, q[k], alpha=alpha, box=box, shift=shifts[i])
+        triads = directors == "all" or (directors == "last" and i == len(nodes) - 1)
+        draw_configuration(ax, system, q[k], alpha=alpha, box=box, shift=shifts[i], directors=triads)
+    times_of = None if t is None else np.asarray(t, float)
+    texts = [f"k = {k}" if times_of is None else f"t = {times_of[k]:.3g} s" for k in nodes]
+    ax.snapshot_labels = _label_poses(ax, system, q, nodes, shifts, texts) if labels and len(nodes) > 1 else []
     points = points_of(system, q[nodes], shifts)
+    if ax.snapshot_labels:  # the labels inside the axes too
+        points = np.vstack([points, [position for _, position in ax.snapshot_labels]])
     ax.drawn_limits = set_equal_limits(ax, points)
     if plane_view(ax, skeleton(system, q[nodes])) is None and moved:
         ax.view_init(elev=15, azim=-75)  # nearly square-on to the grid of snapshots
-    _legend(ax, system, box, outside=own)
+    _legend(ax, system, box, outside=own, directors=directors != "none")
     shown = ", ".join(str(k) for k in nodes)
     title = (f"{system.name}: nodes k = {shown}" if t is None else
              f"{system.name}: t = " + ", ".join(f"{np.asarray(t, float)[k]:.3g}" for k in nodes) + " s")
