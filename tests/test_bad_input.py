@@ -44,7 +44,7 @@ from pyomo_mbdyn.errors import (
     SolverUnavailableError,
     UnsupportedModelError,
 )
-from pyomo_mbdyn.mechanics import MultibodySystem, PointMass, Revolute, RigidBody, Spherical, examples
+from pyomo_mbdyn.mechanics import MultibodySystem, PointMass, Prismatic, Revolute, RigidBody, Spherical, examples
 from pyomo_mbdyn.models import pendulum as pendulum_model
 from pyomo_mbdyn.ocp import OptimalControlProblem
 from pyomo_mbdyn.schemes import scheme_block
@@ -352,7 +352,12 @@ CASES = [
     ("joint-point-mass-on-hinge",
      lambda tmp: Revolute("elbow", None, PointMass("bob", 1.0, position=(1, 0, 0)), location=(1, 0, 0),
                           axis=(0, 0, 1)),
-     ConfigurationError, r"Revolute\('elbow'\): a point mass \(bob\) can only be attached by a Spherical joint"),
+     ConfigurationError, r"Revolute\('elbow'\): the point mass 'bob' lies on the hinge axis .*give location= the "
+                         r"hinge point, off the mass"),
+    ("joint-point-mass-on-slider",
+     lambda tmp: Prismatic("rail", None, PointMass("bob", 1.0, position=(1, 0, 0)), axis=(1, 0, 0)),
+     ConfigurationError, r"Prismatic\('rail'\): a point mass \(bob\) can only be attached by a Spherical joint, or "
+                         r"hung from a Revolute hinge on a massless rod"),
     ("joint-not-assembled",
      lambda tmp: Revolute("elbow", None, link(), parent_point=(0, 0, 0), child_point=(-0.4, 0, 0), axis=(0, 0, 1)),
      AssemblyError, r"Revolute\('elbow'\): the joint is not assembled .*residual 1\.000e-01"),

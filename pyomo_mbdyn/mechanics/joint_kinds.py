@@ -8,6 +8,7 @@ joint           m_ext  constraints
 Spherical        3     δ = 0
 Revolute         5     δ = 0;  n·d^c_a - η_a for the two child directors a
                        least aligned with n
+                 2     a point mass on a rod: n·δ - η;  δ·δ - L²
 Prismatic        5     m_1·δ, m_2·δ;  three director products d^p_i·d^c_j - η
 Cylindrical      4     m_1·δ, m_2·δ;  n·d^c_a - η_a (two directors)
 Planar           3     n·δ;  n·d^c_a - η_a (two directors)
@@ -74,7 +75,25 @@ class Spherical(Joint):
 
 
 class Revolute(Joint):
-    """Hinge about ``axis`` (fixed in the parent) through the joint point."""
+    """Hinge about ``axis`` (fixed in the parent) through the joint point.
+
+    A :class:`~pyomo_mbdyn.mechanics.PointMass` child hangs from the hinge on a massless
+    rod (a pendulum bob): ``location=`` is the hinge point, the mass stays where it is, and
+    the two rows ``n·δ - η`` (the mass turns in its plane) and ``δ·δ - L²`` (the rod's
+    length), ``δ = x_c - s_p``, leave the angle free.  Both are quadratic, so the
+    energy-momentum schemes' discrete gradients stay exact; the rotation moves the mass on
+    ``a × δ``.
+
+    Examples
+    --------
+    A bob of 2 kg on a 1.5 m rod, hinged at the origin about z:
+
+    >>> from pyomo_mbdyn.mechanics import PointMass, Revolute
+    >>> bob = PointMass("bob", 2.0, position=(1.5, 0, 0))
+    >>> rod = Revolute("rod", None, bob, location=(0, 0, 0), axis=(0, 0, 1))
+    >>> rod.dofs, rod.n_constraints, rod.rod
+    (('rod.angle',), 2, True)
+    """
 
     kind = "revolute"
     dof_names = ("angle",)
@@ -83,9 +102,27 @@ class Revolute(Joint):
         if self.axis is None:
             raise ConfigurationError(f"{self}: a revolute joint needs axis=")
         n = self._parent_components(self.axis)
+        self._rotation_axes = [("p", n)]
+        if not self.child.has_orientation:
+            self._setup_rod(n)
+            return
         self._add_coincidence_rows()
         self._add_alignment_rows(n)
-        self._rotation_axes = [("p", n)]
+
+    def _setup_rod(self, n):
+        """The point mass on a rod: rows n·δ - η and δ·δ - L² at the reference configuration."""
+        sp, sc = self._points()
+        hinge = np.asarray(self.parent.point(self.parent.q0, self.parent_point), dtype=float)
+        delta = np.asarray(self.child.q0[0:3], dtype=float) - hinge
+        axis = np.asarray(self.parent.material_vector(self.parent.q0, n), dtype=float)
+        if np.linalg.norm(np.cross(axis, delta)) <= 1e-9 * max(1.0, np.linalg.norm(delta)):
+            raise ConfigurationError(
+                f"{self}: the point mass {self.child.name!r} lies on the hinge axis (rod {delta.round(12).tolist()} "
+                f"from the hinge {hinge.round(12).tolist()}): give location= the hinge point, off the mass")
+        rod = [(1.0, sc), (-1.0, sp)]
+        self._rows.append(("dot", [(1.0, _Vec("p", self.parent, n, False))], rod, float(axis @ delta)))
+        self._rows.append(("dot", rod, rod, float(delta @ delta)))
+        self.rod = True
 
 
 class Prismatic(Joint):

@@ -233,10 +233,14 @@ class Joint:
                 self.parent_point = parent.components_of(s_child - parent.q0[0:3])
             else:
                 self.parent_point = parent.point_components(parent_point)
-        if isinstance(child, PointMass) and self.kind != "spherical":
+        if isinstance(child, PointMass) and self.kind not in ("spherical", "revolute"):
             raise ConfigurationError(
-                f"{self}: a point mass ({child.name}) can only be attached by a Spherical joint"
+                f"{self}: a point mass ({child.name}) can only be attached by a Spherical joint, or hung "
+                f"from a Revolute hinge on a massless rod (location= the hinge point)"
             )
+        #: a point mass swung about a hinge at a distance (a massless rod): the rotation moves it
+        #: on the lever δ = x_c - s_p instead of turning its (absent) directors
+        self.rod = False
         self._rows = []  # list of ("vec", k, [(sign, _Vec)]) or ("dot", _Vec-list, _Vec-list, eta)
         self._rotation_axes = []  # (side, body components)
         self._translation_axes = []  # parent components
@@ -425,13 +429,18 @@ class Joint:
             return as_array(np.zeros(3))
         return shared_array(self.child.material_vector(qc, self.child_point))
 
+    def _rod_lever(self, qp, qc):
+        """``s_p - x_c``: minus the rod from the hinge to the point mass (so that the rotation
+        column ``(s_p - x_c) × a = a × δ`` moves the mass on its circle)."""
+        return shared_array(as_array(self.parent.point(as_array(qp), self.parent_point) - as_array(qc)[0:3]))
+
     def twist_map(self, qp, qc):
         """(A, E) with ``twist_c = A twist_p + E rates``; shapes (t_c, 6), (t_c, r)."""
         qp, qc = as_array(qp), as_array(qc)
         d = as_array(qc[0:3] - qp[0:3])
         top = np.hstack([np.eye(3), -hat(d)])
         A = top if not self.child.has_orientation else np.vstack([top, np.hstack([np.zeros((3, 3)), np.eye(3)])])
-        rho_c = self._child_offset(qc)
+        rho_c = self._rod_lever(qp, qc) if self.rod else self._child_offset(qc)
         cols = []
         for a in self.rotation_axes(qp, qc):
             col = [*cross(rho_c, a)]
@@ -451,6 +460,8 @@ class Joint:
         and ``C_pᵀ + C_cᵀ A = 0`` at the configuration given.
         """
         qp, qc = as_array(qp), as_array(qc)
+        if self.rod:
+            return self._rod_wrench_map(qp, qc)
         rho_c = self._child_offset(qc)
         s_c = as_array(qc[0:3] + rho_c)
         lever_p = as_array(s_c - qp[0:3])
@@ -465,6 +476,19 @@ class Joint:
         r = self.n_dofs
         Cp = as_array(np.array(cp, dtype=object).T.reshape(6, r))
         Cc = as_array(np.array(cc, dtype=object).T.reshape(self.child.twist_size, r))
+        return shared_array(Cp), shared_array(Cc)
+
+    def _rod_wrench_map(self, qp, qc):
+        """A point mass on a rod: unit joint torque about a is the force ``f = (a × δ)/|a × δ|²``
+        on the mass (``fᵀ (a × δ) = 1``: ``C_cᵀ E = 1``) and its reaction on the parent,
+        ``C_p = -Aᵀ C_c = (-f, -d × f)`` with ``d = x_c - φ_p`` (zero net force and moment)."""
+        (a,) = self.rotation_axes(qp, qc)
+        delta = as_array(-self._rod_lever(qp, qc))
+        t = shared_array(cross(a, delta))
+        f = shared_array(scale(t, 1.0 / dot(t, t)))
+        d = as_array(qc[0:3] - qp[0:3])
+        Cp = as_array(np.array([*(-f), *(-cross(d, f))], dtype=object).reshape(6, 1))
+        Cc = as_array(np.array([*f], dtype=object).reshape(3, 1))
         return shared_array(Cp), shared_array(Cc)
 
     # -- reparametrisation --------------------------------------------------------
@@ -497,6 +521,8 @@ class Joint:
         offset = as_array(s_c_old - s_p_old)
         for wk, b in zip(w[n_rot:], self.translation_axes(qp_old)):
             offset = as_array(offset + scale(b, wk))
+        if self.rod:  # the rod turns with the hinge: the mass moves on its circle about the new hinge point
+            return shared_array(s_p_new + matmul(R_c, offset)), R_c
         s_c_new = shared_array(s_p_new + matmul(R_p, offset))
         if not self.child.has_orientation:
             return s_c_new, np.eye(3)

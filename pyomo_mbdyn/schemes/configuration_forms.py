@@ -344,9 +344,33 @@ def _rotation_step(block, joint, k):
     """Δ_k = 2 atan(sin Δ / (1 + cos Δ)) of the joint's rotation from node k to k+1."""
     side, n = joint._rotation_axes[0]
     n = np.asarray(n, float)
+    if joint.rod:
+        return _rod_step(block, joint, k, n)
     M = matmul(_relative_rotation(block, joint, k + 1), _relative_rotation(block, joint, k).T)
     sin = 0.5 * (n[0] * (M[2, 1] - M[1, 2]) + n[1] * (M[0, 2] - M[2, 0]) + n[2] * (M[1, 0] - M[0, 1]))
     cos = 0.5 * (M[0, 0] + M[1, 1] + M[2, 2] - 1.0)
+    return 2.0 * pyo.atan(sin / (1.0 + cos))
+
+
+def _rod_step(block, joint, k, n):
+    """The same angle for a point mass on a rod (no directors): the turn of the rod
+    λ = R_pᵀ(x_c - s_p), seen in the parent's frame, about n from node k to k+1 —
+    sin Δ = n·(λ_k × λ_{k+1})/ℓ², cos Δ = (λ_k·λ_{k+1} - (n·λ_k)(n·λ_{k+1}))/ℓ², ℓ the rod's
+    length across the axis (the joint's rows keep it at every node)."""
+    def lever(k):
+        qp = body_coordinates(block, joint.parent, k)
+        delta = body_coordinates(block, joint.child, k)[0:3] - joint.parent.point(qp, joint.parent_point)
+        if joint.parent.name == "ground":
+            return delta
+        d = joint.parent.directors(qp)
+        return np.array([sum(d[j][i] * delta[i] for i in range(3)) for j in range(3)], dtype=object)
+
+    a, b = lever(k), lever(k + 1)
+    rod0 = np.asarray(joint.child.q0[0:3], float) - np.asarray(joint.parent.point(joint.parent.q0, joint.parent_point), float)
+    across = float(rod0 @ rod0 - (np.asarray(joint.parent.material_vector(joint.parent.q0, n), float) @ rod0) ** 2)
+    cross_ab = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    sin = sum(n[i] * cross_ab[i] for i in range(3)) / across
+    cos = (sum(a[i] * b[i] for i in range(3)) - sum(n[i] * a[i] for i in range(3)) * sum(n[i] * b[i] for i in range(3))) / across
     return 2.0 * pyo.atan(sin / (1.0 + cos))
 
 

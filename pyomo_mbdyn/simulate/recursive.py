@@ -438,12 +438,16 @@ class Chain:
         while body in children:
             joint = children[body]
             child = joint.child
-            x = np.asarray(child.point(child.q0, joint.child_point), dtype=float)
-            D = np.asarray(child.q0[3:12], dtype=float).reshape(3, 3)          # rows: directors
+            if child.has_orientation:
+                x = np.asarray(child.point(child.q0, joint.child_point), dtype=float)
+                D = np.asarray(child.q0[3:12], dtype=float).reshape(3, 3)      # rows: directors
+                inertia = D.T @ np.diag(child.inertia) @ D
+            else:  # a point mass on a rod: the joint at the hinge, the mass at the rod's end
+                x = np.asarray(joint.parent.point(joint.parent.q0, joint.parent_point), dtype=float)
+                inertia = np.zeros((3, 3))
             make = ChainJoint.revolute if joint.kind == "revolute" else ChainJoint.prismatic
             joints.append(make(x - x_prev, axis=joint.axis, name=joint.name))
-            bodies.append(ChainBody(child.mass, np.asarray(child.q0[0:3], dtype=float) - x,
-                                    D.T @ np.diag(child.inertia) @ D))
+            bodies.append(ChainBody(child.mass, np.asarray(child.q0[0:3], dtype=float) - x, inertia))
             velocities.extend(joint.dofs)
             x_prev, body = x, child.name
         chain = cls(joints, bodies, gravity=np.asarray(system.gravity, dtype=float).copy())
