@@ -483,12 +483,19 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
     def _lam_array(self, i):
         return [owner.lam[i, r] for owner, r in self._constraint_index()]
 
-    def _add_interval_coordinates(self, name):
+    def _add_interval_coordinates(self, name, configuration=None):
         """``body[b].<name>[i, c]``: one variable per interval and coordinate (the middle node
-        q_{k+½} of the fourth-order schemes, cG(2)'s middle velocity coefficient)."""
+        q_{k+½} of the fourth-order schemes, cG(2)'s middle velocity coefficient).  A
+        configuration (``configuration=True``; default: the name starts with ``q``) starts at
+        the initial configuration, as the node configurations do (not at zero: directors of
+        length zero make the joints' wrench maps singular)."""
+        if configuration is None:
+            configuration = name.startswith("q")
         for b in self.system.bodies:
             blk = self.body[b]
             blk.add_component(name, pyo.Var(self.intervals, blk.coordinates, initialize=0.0))
+        if configuration:
+            self._interval_configurations = getattr(self, "_interval_configurations", ()) + (name,)
 
     def _interval_coordinate_array(self, name, i):
         """``body[b].<name>[i, c]`` (per interval, one per coordinate: the middle node q_{k+½} of
@@ -562,6 +569,9 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
                 self.body[name].q[0, c].fix(q0[idx])
             if velocities:
                 self.body[name].v[0, c].fix(v0[idx])
+            for interval_name in getattr(self, "_interval_configurations", ()):
+                for i in self.intervals:
+                    self.body[name].component(interval_name)[i, c].value = q0[idx]
 
     def _node_variables(self):
         """Whether node configurations ``body[b].q`` and node velocities ``body[b].v`` are

@@ -214,13 +214,14 @@ class GCBlockData(MultibodyBlockData):
                     self.vt[k, name].value = vt0[j]
 
     def _initialize_scheme(self, trajectory):
-        theta = getattr(trajectory, "theta", None)
-        if theta is None:  # from another scheme: invert the chart node by node, continuing
+        theta, vt = getattr(trajectory, "theta", None), getattr(trajectory, "vt", None)
+        shape = (self.config.steps + 1, len(self.velocities))
+        if theta is None or vt is None or np.shape(theta) != shape or np.shape(vt) != shape:
+            # from another scheme (an absolute form's trajectory has θ but no ṽ): invert the chart
+            # node by node, continuing
             theta0 = [self.theta[0, name].value for name in self.velocities]
             theta, vt = guess_chart_coordinates(f"{self.scheme} block {self.name!r}", self.system, trajectory,
                                                 self.rotation, theta0, velocities=True)
-        else:
-            vt = trajectory.vt
         for k in self.nodes:
             for j, name in enumerate(self.velocities):
                 if not self.theta[k, name].fixed:
