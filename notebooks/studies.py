@@ -84,11 +84,12 @@ orders
 #
 # The arm (REM, N = 20) from the interpolated guess reaches J = 3.988·10⁶.
 # Eight starts — start 0 the guess, starts 1–7 every variable moved uniformly
-# within ±0.1 (`perturb="guess"`, seeded: the same starts on any executor) —
-# and the distinct optima labelled (same J to 10⁻⁶ and same final state).
+# within ±0.1 (`perturb="guess"`, seeded: the same starts on any executor; the
+# default, `"auto"`, would move the joint angles instead) — and the distinct optima
+# labelled (same J to 10⁻⁶ and same final state).
 
 # %%
-arm = multistart("three-link-arm", 8, seed=0, radius=0.1, options={"scheme": "rem", "steps": 20},
+arm = multistart("three-link-arm", 8, seed=0, radius=0.1, perturb="guess", options={"scheme": "rem", "steps": 20},
                  executor=executor)
 arm[["start", "status", "objective", "iterations", "optimum"]]
 
@@ -155,7 +156,7 @@ def pendulum(scheme, target=(-1.0, 1.0), steps=20, horizon=2.0):
     return m
 
 
-studies = {scheme: multistart(functools.partial(pendulum, scheme), 8, seed=0, radius=0.1,
+studies = {scheme: multistart(functools.partial(pendulum, scheme), 8, seed=0, radius=0.1, perturb="guess",
                               solve_options={"max_iter": 150}, executor=executor)
            for scheme in ("bem", "rem")}
 pd.concat({s: t[["status", "objective", "iterations", "optimum"]] for s, t in studies.items()}, axis=1)

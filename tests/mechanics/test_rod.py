@@ -113,21 +113,27 @@ def test_the_bob_swings_as_the_pendulum_equation_says(scheme, order):
     assert np.log2(errors[0] / errors[1]) == pytest.approx(order, abs=0.1)
 
 
+def _swing_up(scheme, steps=40):
+    """The bob from hanging to horizontal and at rest in 2 s, least effort, solved from the
+    block's own start; ``(model, problem)``."""
+    m = pyo.ConcreteModel()
+    m.dyn = scheme_block(scheme, system=pendulum(position=(0.0, -L, 0.0)), steps=steps, horizon=2.0)
+    problem = OptimalControlProblem(m.dyn)
+    problem.minimise_control_effort()
+    problem.fix_final_configuration({"rod": np.pi / 2})
+    problem.require_final_rest()
+    assert str(problem.solve().solver.termination_condition) == "optimal"
+    return m, problem
+
+
 def test_energy_is_exact_and_bem_equals_rem_on_a_swing_up():
     """Hanging to horizontal and at rest in 2 s with the least effort: BEM and REM give one
     optimum, the bob stays on its rod, T + V + W holds to round-off; GC's momentum balance runs
     through the recursive Newton–Euler chain (the bob a mass at the rod's end)."""
-    system = pendulum(position=(0.0, -L, 0.0))
-    assert chain_inverse_dynamics(system) is not None
+    assert chain_inverse_dynamics(pendulum(position=(0.0, -L, 0.0))) is not None
     costs = {}
     for scheme in ("bem", "rem", "gc"):
-        m = pyo.ConcreteModel()
-        m.dyn = scheme_block(scheme, system=system, steps=40, horizon=2.0)
-        problem = OptimalControlProblem(m.dyn)
-        problem.minimise_control_effort()
-        problem.fix_final_configuration({"rod": np.pi / 2})
-        problem.require_final_rest()
-        assert str(problem.solve().solver.termination_condition) == "optimal"
+        m, _ = _swing_up(scheme)
         trajectory = m.dyn.trajectory()
         assert np.allclose(np.linalg.norm(trajectory.q, axis=1), L, atol=1e-10)
         assert np.allclose(trajectory.q[-1], [L, 0, 0], atol=1e-8)
@@ -143,16 +149,9 @@ def test_every_scheme_swings_the_bob_up(scheme):
     """The same swing-up from the block's own start (no guess: the middle nodes of the
     fourth-order schemes start at the initial configuration), the bob at rest on its rod at
     the end, and the same optimum as REM's to the schemes' discretisation error."""
-    system = pendulum(position=(0.0, -L, 0.0))
     costs = {}
     for name in ("rem", scheme):
-        m = pyo.ConcreteModel()
-        m.dyn = scheme_block(name, system=system, steps=40, horizon=2.0)
-        problem = OptimalControlProblem(m.dyn)
-        problem.minimise_control_effort()
-        problem.fix_final_configuration({"rod": np.pi / 2})
-        problem.require_final_rest()
-        assert str(problem.solve().solver.termination_condition) == "optimal"
+        m, problem = _swing_up(name)
         assert np.allclose(m.dyn.trajectory().q[-1], [L, 0, 0], atol=1e-8)
         assert pyo.value(problem.joint_coordinates()[40, "rod.angle"]) == pytest.approx(np.pi / 2, abs=1e-8)
         costs[name] = pyo.value(m.ocp.control_effort)
