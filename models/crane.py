@@ -46,7 +46,7 @@ import numpy as np
 from pyomo_mbdyn.mechanics import CoordinateSystem, trig
 from pyomo_mbdyn.models import model_build, paper_figures_for
 
-__all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "Q0", "QF"]
+__all__ = ["build_system", "build", "drawing", "DESCRIPTION", "STEPS", "HORIZON", "Q0", "QF"]
 
 DESCRIPTION = "underactuated overhead crane, rest to rest: BEM = REM (thesis E5)"
 STEPS, HORIZON = 40, 3.0
@@ -98,7 +98,15 @@ def build_system():
         force=[0.0, 0.0, 0.0, M_LOAD * GRAVITY],
         q0=Q0,
         additive=True,
+        drawing=drawing,
     )
+
+
+def drawing(q):
+    """The crane in the vertical (x, z) plane, z up: the trolley at (s, 0, 0) on its rail, the
+    load at (x, 0, -z) (q's z points down), the rope between them."""
+    s, _, x, z = (float(c) for c in q)
+    return {"trolley": (s, 0.0, 0.0), "load": (x, 0.0, -z)}, [("trolley", "load")]
 
 
 def theta_final():

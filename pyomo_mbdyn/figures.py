@@ -58,8 +58,9 @@ def model_figures(model_name, model, directory):
 
     If the declared model's module (:func:`pyomo_mbdyn.plugins.models`) defines
     ``figures(model, directory)``, that hook writes them.  Otherwise, from the
-    scheme block ``model.dyn``: ``<name>_snapshots.png`` (:func:`plot_snapshots`;
-    for a system without bodies in space, ``<name>_coordinates.png`` by
+    scheme block ``model.dyn``: ``<name>_snapshots.png`` (:func:`plot_snapshots`, also for a
+    CoordinateSystem with a ``drawing``; for a system without bodies in space,
+    ``<name>_coordinates.png`` by
     :func:`plot_coordinates`),
     ``<name>_controls.png`` (:func:`plot_controls`, only when the system has
     actuated coordinates) and ``<name>_conservation.png``
@@ -91,7 +92,7 @@ def model_figures(model_name, model, directory):
     t, q, u = trajectory.t, trajectory.q, trajectory.u
     system = dyn.system
     paths = []
-    if isinstance(system, MultibodySystem):
+    if isinstance(system, MultibodySystem) or callable(getattr(system, "drawing", None)):
         ax = plotting.plot_snapshots(system, q, t=t, offset="auto")
         paths.append(_save(ax.figure, directory / f"{model_name}_snapshots.png", captions.get("snapshots")))
     else:

@@ -126,6 +126,17 @@ def fix_twice(scheme):
     return run
 
 
+def crane_with_drawing(drawing):
+    """The crane's CoordinateSystem rebuilt with another ``drawing``."""
+    from pyomo_mbdyn.mechanics import CoordinateSystem
+    from pyomo_mbdyn.models import crane
+
+    return CoordinateSystem(
+        "crane", groups={"trolley": (("s",), (1.0,)), "winch": (("beta",), (1.0,)), "load": (("x", "z"), (1.0, 1.0))},
+        constraints={"rope": (crane._rope, crane._rope_jacobian)}, velocities=crane.VELOCITIES,
+        null_space=crane._null_space, reparametrise=crane._reparametrise, inputs={}, q0=crane.Q0, drawing=drawing)
+
+
 def joint_on_itself():
     body = link()
     return Spherical("ball", body, body, location=(0, 0, 0))
@@ -358,6 +369,13 @@ CASES = [
      lambda tmp: Prismatic("rail", None, PointMass("bob", 1.0, position=(1, 0, 0)), axis=(1, 0, 0)),
      ConfigurationError, r"Prismatic\('rail'\): a point mass \(bob\) can only be attached by a Spherical joint, or "
                          r"hung from a Revolute hinge on a massless rod"),
+    ("coordinate-system-drawing-off-its-points",
+     lambda tmp: crane_with_drawing(lambda q: ({"trolley": (q[0], 0, 0)}, [("trolley", "hook")])),
+     ConfigurationError, r"CoordinateSystem\('crane'\): drawing segment \('trolley', 'hook'\) must join two of "
+                         r"the points \['trolley'\]"),
+    ("coordinate-system-drawing-point-not-in-space",
+     lambda tmp: crane_with_drawing(lambda q: ({"trolley": (q[0], 0)}, [])),
+     ConfigurationError, r"CoordinateSystem\('crane'\): drawing point 'trolley' must be 3 finite numbers"),
     ("joint-not-assembled",
      lambda tmp: Revolute("elbow", None, link(), parent_point=(0, 0, 0), child_point=(-0.4, 0, 0), axis=(0, 0, 1)),
      AssemblyError, r"Revolute\('elbow'\): the joint is not assembled .*residual 1\.000e-01"),

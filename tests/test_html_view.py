@@ -129,6 +129,30 @@ def test_refusals_name_the_problem(arm, tmp_path):
     assert not (tmp_path / "wrong.html").exists()
 
 
+def test_a_coordinate_system_is_drawn_by_its_points(tmp_path):
+    """The crane (a CoordinateSystem given by formulas) is drawn by its drawing: in every frame
+    the trolley and the load where its coordinates put them, the rope between them; without a
+    drawing the same system is refused."""
+    from pyomo_mbdyn.models import crane
+
+    system = crane.build_system()
+    motion = simulate(system, system.q0, np.zeros(4), 0.1, 6, np.tile([[-50.0, 0.0]], (6, 1)), scheme="bem")
+    _, frames = _plot_arguments(animate_html(motion, tmp_path / "crane.html").read_text(encoding="utf-8"))
+    assert len(frames) == 7
+    for k in (0, 6):
+        s, _, x, z = motion.q[k]
+        centres = next(tr for tr in frames[k]["data"]
+                       if tr.get("hovertemplate", "").endswith("centre of mass<extra></extra>"))
+        assert np.allclose([_values(centres[c]) for c in "xyz"], [[s, x], [0, 0], [0, -z]])
+        rope = next(tr for tr in frames[k]["data"] if tr.get("name") == "joint" and tr.get("mode") == "lines")
+        assert np.allclose(_values(rope["x"])[:2], [s, x]) and np.allclose(_values(rope["z"])[:2], [0, -z])
+    bare = crane.build_system()
+    bare.drawing = None
+    with pytest.raises(ConfigurationError, match="no bodies to draw \\(give a CoordinateSystem a drawing=\\)"):
+        animate_html(Trajectory.of_system(bare, motion.t, motion.q, motion.v, motion.u, motion.nu),
+                     tmp_path / "bare.html")
+
+
 def test_systems_without_bodies_in_space_are_refused(tmp_path):
     from pyomo_mbdyn.models.pendulum import build_system
 

@@ -129,6 +129,23 @@ def test_each_snapshot_is_labelled_at_its_own_pose(motion):
         plotting.plot_snapshots(system, motion.q, directors="some")
 
 
+def test_snapshots_of_a_coordinate_system_with_a_drawing():
+    """The crane's snapshots: per pose the rope from trolley to load (and no boxes or
+    directors: points only), seen square-on in its vertical plane."""
+    from pyomo_mbdyn.models import crane
+
+    system = crane.build_system()
+    q = np.array([system.q0, system.reparametrise([1.0, -5.0, 0.3], system.q0)])
+    ax = plotting.plot_snapshots(system, q)
+    ropes = _segments(ax)
+    assert len(ropes) == 2
+    for qk, rope in zip(q, ropes):
+        s, _, x, z = qk
+        assert np.allclose(rope, [[s, 0, 0], [x, 0, -z]])
+    assert ax.elev == 0 and [ax.get_xlabel(), ax.get_zlabel()] == ["x [m]", "z [m]"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()][:2] == ["trolley", "load"]
+
+
 def test_snapshots_by_time_single_configuration_and_offset(motion):
     system = motion.system
     ax = plotting.plot_snapshots(system, motion.q, times=[0.0, 0.21, 0.4], t=motion.t)

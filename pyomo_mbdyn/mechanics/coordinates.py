@@ -92,13 +92,19 @@ class CoordinateSystem(ConstrainedSystem):
         Constant generalised force f; ``V(q) = -f·q``.
     q0 : n-vector
         Reference configuration (``Φ(q0) = 0``).
+    drawing : callable ``q → (points, segments)``, optional
+        How to draw a configuration (numbers): ``points`` maps names to positions in
+        space (m), ``segments`` lists pairs of point names joined by a line (a rope, a
+        rail).  With it the snapshots, ``run --plot`` and the interactive HTML view draw
+        the system (the crane: its trolley, load and rope); without it the system has
+        nothing to draw in space.
     """
 
     #: P(q_mid)ᵀ Bᵀ ≠ I in general: the reduced scheme must form Pᵀ Bᵀ u
     inputs_dual_to_null_space = False
 
     def __init__(self, name, groups, constraints, velocities, null_space, reparametrise, inputs,
-                 q0, force=None, additive=False):
+                 q0, force=None, additive=False, drawing=None):
         self.name = name
         self.bodies = {g: CoordinateGroup(g, *spec) for g, spec in groups.items()}
         self._constraints = dict(constraints)
@@ -126,10 +132,34 @@ class CoordinateSystem(ConstrainedSystem):
         if self._force.shape != (n,):
             raise ConfigurationError(f"{self}: force must have {n} entries, got {self._force.size}")
         self._mass = np.concatenate([b.masses for b in self.bodies.values()])
+        self.drawing = self._checked_drawing(drawing)
         self.layout = {"loop_joints": [], "roots": [], "order": list(self.bodies)}
 
     def __repr__(self):
         return f"CoordinateSystem({self.name!r})"
+
+    def _checked_drawing(self, drawing):
+        """``drawing`` as given, after one call at q0: points of 3 finite numbers, segments
+        between named points; a clear error otherwise."""
+        if drawing is None:
+            return None
+        if not callable(drawing):
+            raise ConfigurationError(f"{self}: drawing must be a callable q → (points, segments), got {drawing!r}")
+        try:
+            points, segments = drawing(self._q0.copy())
+        except (TypeError, ValueError) as err:
+            raise ConfigurationError(f"{self}: drawing(q0) must return (points, segments): {err}") from None
+        if not isinstance(points, dict) or not points:
+            raise ConfigurationError(f"{self}: drawing(q0) must give a dict of named points, got {points!r}")
+        for name, xyz in points.items():
+            xyz = np.asarray(xyz, dtype=float)
+            if xyz.shape != (3,) or not np.all(np.isfinite(xyz)):
+                raise ConfigurationError(f"{self}: drawing point {name!r} must be 3 finite numbers, got {xyz!r}")
+        for pair in segments:
+            if len(pair) != 2 or any(end not in points for end in pair):
+                raise ConfigurationError(f"{self}: drawing segment {pair!r} must join two of the points "
+                                         f"{list(points)}")
+        return drawing
 
     # -- sizes and names --------------------------------------------------------
     @property

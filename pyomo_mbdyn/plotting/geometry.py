@@ -36,12 +36,34 @@ def body_color(b):
     return BODY_COLORS[b % len(BODY_COLORS)]
 
 
-def as_configurations(system, q):
-    """``q`` as an (K, n) float array of configurations of ``system``."""
+def drawable(system):
+    """Whether ``system`` can be drawn in space: a MultibodySystem, or a system with a
+    ``drawing`` (a :class:`~pyomo_mbdyn.mechanics.CoordinateSystem` given one)."""
     from ..mechanics import MultibodySystem
 
-    if not isinstance(system, MultibodySystem):
-        raise TypeError(f"expected a MultibodySystem, got {type(system).__name__}")
+    return isinstance(system, MultibodySystem) or callable(getattr(system, "drawing", None))
+
+
+def _drawing(system, qk):
+    """``(points, segments)`` of a system drawn by its ``drawing``, or None (a MultibodySystem)."""
+    from ..mechanics import MultibodySystem
+
+    if isinstance(system, MultibodySystem):
+        return None
+    points, segments = system.drawing(np.asarray(qk, float))
+    return {name: np.asarray(xyz, float) for name, xyz in points.items()}, list(segments)
+
+
+def drawn_names(system):
+    """The names of the things drawn, in the order of their colours (bodies or drawing points)."""
+    drawn = _drawing(system, system.q0)
+    return list(system.bodies) if drawn is None else list(drawn[0])
+
+
+def as_configurations(system, q):
+    """``q`` as an (K, n) float array of configurations of ``system``."""
+    if not drawable(system):
+        raise TypeError(f"expected a MultibodySystem (or a system with a drawing), got {type(system).__name__}")
     q = np.asarray(q, dtype=float)
     if q.ndim == 1:
         q = q[None, :]
@@ -70,6 +92,9 @@ def body_geometry(system, qk):
     >>> name, phi.tolist(), (2 * a).round(3).tolist()
     ('rod', [0.5, 0.0, 0.0], [1.0, 0.003, 0.003])
     """
+    drawn = _drawing(system, qk)
+    if drawn is not None:  # a system drawn by its points: each a dot
+        return [(name, xyz, None, None) for name, xyz in drawn[0].items()]
     out = []
     for name, body in system.bodies.items():
         qb = np.asarray(system.body_coordinates(qk, body), float)
@@ -98,6 +123,10 @@ def joint_geometry(system, qk):
     """
     from ..mechanics.joints import GROUND
 
+    drawn = _drawing(system, qk)
+    if drawn is not None:  # a system drawn by its points: its segments, end to end
+        points, segments = drawn
+        return [(f"{a}–{b}", points[a], points[b], None, None) for a, b in segments]
     out = []
     for name, joint in system.joints.items():
         qp = np.asarray(system.body_coordinates(qk, joint.parent), float)
@@ -152,6 +181,8 @@ def anchored(system):
     """True when a joint ties the system to the ground (its snapshots are drawn in place)."""
     from ..mechanics.joints import GROUND
 
+    if _drawing(system, system.q0) is not None:  # drawn by its points: in place
+        return True
     return any(joint.parent is GROUND for joint in system.joints.values())
 
 

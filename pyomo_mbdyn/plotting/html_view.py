@@ -23,11 +23,12 @@ no CDN, no Python).  The page holds
 Body colours are matplotlib's tab10 without red, green and blue (kept for the
 directors), so that a box never has a director's colour.
 
-A system without bodies in space has nothing to draw in 3-D: a
-:class:`~pyomo_mbdyn.mechanics.HamiltonianSystem` of generalised coordinates (the
-DNCO models ``pendulum``, ``particle``, ``three-link-arm --scheme dnco``) or a
-:class:`~pyomo_mbdyn.mechanics.CoordinateSystem` given by its formulas (the
-``crane``).  :func:`animate_html` refuses it, before writing anything, with a
+A :class:`~pyomo_mbdyn.mechanics.CoordinateSystem` given by its formulas is drawn
+by its ``drawing`` (named points and the segments between them: the ``crane``'s
+trolley, load and rope).  A system without bodies in space has nothing to draw in
+3-D: a :class:`~pyomo_mbdyn.mechanics.HamiltonianSystem` of generalised coordinates
+(the DNCO models ``pendulum``, ``particle``, ``three-link-arm --scheme dnco``) or a
+CoordinateSystem without a drawing.  :func:`animate_html` refuses it, before writing anything, with a
 :class:`~pyomo_mbdyn.errors.ConfigurationError` that points to
 :func:`~pyomo_mbdyn.plotting.plot_coordinates` and ``pyomo-mbdyn run MODEL --plot DIR``
 (no 2-D stand-in: the coordinates over t are what ``--plot`` draws already).
@@ -43,7 +44,7 @@ from ..atomic import atomic_write, check_destination
 from ..errors import ConfigurationError, InputTypeError
 from ..trajectory import Trajectory, unit
 from .geometry import (BODY_COLORS, DIRECTOR_COLORS, as_configurations, body_color, body_geometry, box_edges,
-                       joint_geometry, points_of)
+                       drawable, joint_geometry, points_of)
 
 __all__ = ["animate_html", "html_figure", "BODY_COLORS", "DIRECTOR_COLORS"]
 
@@ -58,8 +59,6 @@ _PANEL_DOMAIN = (0.62, 0.86)  # the legends of the panels stand to their right
 # -- inputs -----------------------------------------------------------------------
 def _trajectory_and_system(trajectory, system):
     """The :class:`Trajectory` to draw and its system, or a clear error."""
-    from ..mechanics import MultibodySystem
-
     if not isinstance(trajectory, Trajectory):
         if callable(getattr(trajectory, "trajectory", None)) and hasattr(trajectory, "system"):
             trajectory = trajectory.trajectory()  # a scheme block: its current values
@@ -72,11 +71,12 @@ def _trajectory_and_system(trajectory, system):
         raise ConfigurationError(
             "animate_html: the trajectory has no system (a loaded archive?): pass system=, the "
             "MultibodySystem it belongs to")
-    if not isinstance(system, MultibodySystem):
+    if not drawable(system):
         raise ConfigurationError(
             f"animate_html draws bodies in space; {getattr(system, 'name', system)!r} is a "
-            f"{type(system).__name__} of generalised coordinates with no bodies to draw: plot its "
-            "coordinates with pyomo_mbdyn.plotting.plot_coordinates (or `pyomo-mbdyn run MODEL --plot DIR`)")
+            f"{type(system).__name__} of generalised coordinates with no bodies to draw (give a "
+            "CoordinateSystem a drawing=): plot its coordinates with pyomo_mbdyn.plotting.plot_coordinates "
+            "(or `pyomo-mbdyn run MODEL --plot DIR`)")
     as_configurations(system, trajectory.q)  # shape and finite values, before anything is written
     if trajectory.steps < 1:
         raise ConfigurationError("animate_html: the trajectory has a single node; a motion needs N ≥ 1 steps")
@@ -136,8 +136,8 @@ def _scene_traces(system, q, centres, k):
             x, y, z = _polyline([(phi, phi + a[i] * D[i]) for _, phi, D, a in bodies if D is not None])
             traces.append(go.Scatter3d(x=x, y=y, z=z, mode="lines", name=f"d{i + 1}", legendgroup=f"d{i + 1}",
                                        hoverinfo="skip", line=dict(color=color, width=4)))
-    if system.joints:
-        joints = joint_geometry(system, q[k])
+    joints = joint_geometry(system, q[k])
+    if joints:
         lines = [(sp, sc) for _, sp, sc, _, _ in joints]
         lines += [(centre, point) for _, sp, sc, cp, cc in joints for centre, point in ((cp, sp), (cc, sc))
                   if centre is not None]

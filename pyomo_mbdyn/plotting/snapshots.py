@@ -11,7 +11,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ..errors import ConfigurationError
 from .geometry import (DIRECTOR_COLORS, as_configurations, auto_spacing, body_color, body_geometry, box_edges,
-                       grid_shifts, joint_geometry, points_of, skeleton)
+                       drawn_names, grid_shifts, joint_geometry, points_of, skeleton)
 from .canvas import new_figure, styled
 
 __all__ = ["plot_snapshots", "set_equal_limits", "plane_view", "draw_configuration"]
@@ -82,7 +82,7 @@ def draw_configuration(ax, system, qk, alpha=1.0, box=True, shift=np.zeros(3), d
         dots.append((phi, color))
     for _, sp, sc, cp, cc in joint_geometry(system, qk):
         sp, sc = sp + shift, sc + shift
-        cp, cc = (None if cp is None else cp + shift), cc + shift
+        cp, cc = (None if cp is None else cp + shift), (None if cc is None else cc + shift)
         for centre, point in ((cp, sp), (cc, sc)):
             if centre is not None:
                 segments.append((centre, point))
@@ -122,11 +122,12 @@ def _label_poses(ax, system, q, nodes, shifts, texts):
 
 def _legend(ax, system, box=True, outside=False, directors=True):
     handles = [Line2D([], [], color=body_color(b), marker="o", lw=1 if box else 0, label=name)
-               for b, name in enumerate(system.bodies)]
-    if directors and any(b.has_orientation for b in system.bodies.values()):
+               for b, name in enumerate(drawn_names(system))]
+    if directors and any(getattr(b, "has_orientation", False) for b in system.bodies.values()):
         handles += [Line2D([], [], color=c, lw=2, label=f"d{i + 1}") for i, c in enumerate(DIRECTOR_COLORS)]
-    if system.joints:
-        handles.append(Line2D([], [], color="k", marker="o", markerfacecolor="white", lw=0, label="joint"))
+    if joint_geometry(system, system.q0):  # a drawing's segments are not joints (the crane's rope)
+        label = "joint" if system.joints and not callable(getattr(system, "drawing", None)) else "segment"
+        handles.append(Line2D([], [], color="k", marker="o", markerfacecolor="white", lw=0, label=label))
     if outside:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), borderaxespad=0.0)
     else:
@@ -181,7 +182,7 @@ def plot_snapshots(system, q, times=None, ax=None, *, t=None, count=6, box=True,
 
     Parameters
     ----------
-    system : MultibodySystem
+    system : MultibodySystem, or a CoordinateSystem with a ``drawing``
     q : (N+1, n) or (n,) array
         Node configurations in the system's coordinate layout.
     times : sequence, optional
