@@ -3,8 +3,10 @@
 Build with ``make -C docs html`` (or ``sphinx-build -W --keep-going -b html docs
 docs/_build/html``) after ``pip install '.[docs]'``: the API pages are generated
 by autodoc from the *installed* package (``pyomo_mbdyn.models`` exists only in an
-installed or editable package), the notebooks are rendered by myst-nb as they are
-stored, without outputs and without executing them.
+installed or editable package), the notebooks are rendered by myst-nb without executing
+them: each from its executed copy ``docs/executed/<name>.ipynb`` (its figures and tables;
+``python docs/execute_notebooks.py`` makes them) while that copy's cells equal the
+notebook's, else as stored, without outputs.
 """
 
 import filecmp
@@ -21,7 +23,7 @@ copyright = "2026, the pyomo_mbdyn developers"
 release = version = pyomo_mbdyn.__version__
 
 extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax"]
-exclude_patterns = ["_build", "_generated", "**/.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "_generated", "executed", "**/.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
 suppress_warnings = ["myst.header"]  # README.md and notebooks start at their own heading levels
 
 # --- API reference: autodoc + napoleon (numpydoc-style sections) ------------------------
@@ -40,15 +42,29 @@ html_theme = "furo"
 html_title = f"pyomo_mbdyn {release}"
 
 
+def current_executed_copy(notebook, executed=HERE / "executed"):
+    """``docs/executed/<name>.ipynb`` if it holds exactly the cells of ``notebook`` (run from
+    them), else None: a stale copy is never shown."""
+    import nbformat
+
+    copy = executed / notebook.name
+    if not copy.exists():
+        return None
+    cells = lambda nb: [(c.cell_type, c.source) for c in nb.cells]  # noqa: E731
+    same = cells(nbformat.read(copy, as_version=4)) == cells(nbformat.read(notebook, as_version=4))
+    return copy if same else None
+
+
 def _sync_notebooks(source=HERE.parent / "notebooks", target=HERE / "notebooks"):
-    """Copy ``notebooks/*.ipynb`` (the stored, output-free notebooks) into ``docs/notebooks/``.
+    """Copy each notebook into ``docs/notebooks/``: its current executed copy (with outputs)
+    where there is one, else ``notebooks/<name>.ipynb`` as stored (output-free).
 
     Sphinx reads only files below its source directory; a copy (rather than a
     symlink) works in every checkout, sdist and file system.  Stale copies are
     removed, unchanged ones kept (so incremental builds stay incremental).
     """
     target.mkdir(exist_ok=True)
-    wanted = {p.name: p for p in sorted(source.glob("*.ipynb"))}
+    wanted = {p.name: current_executed_copy(p) or p for p in sorted(source.glob("*.ipynb"))}
     for old in target.glob("*.ipynb"):
         if old.name not in wanted:
             old.unlink()

@@ -130,3 +130,18 @@ def test_notebook_runs(path, executed):
     images = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.outputs
               if "image/png" in out.get("data", {}) or "image/gif" in out.get("data", {})]
     assert images, f"{path.name} drew no figure"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_the_docs_show_the_notebook_executed(path):
+    """docs/executed/<name>.ipynb is this notebook run (the same cells, with their outputs and
+    at least one figure): the documentation renders it (docs/conf.py shows only a current copy)."""
+    copy = path.parents[1] / "docs" / "executed" / path.name
+    assert copy.exists(), f"run: python docs/execute_notebooks.py {path.stem}"
+    executed = nbformat.read(copy, as_version=4)
+    assert _cells(executed) == _cells(nbformat.read(path, as_version=4)), \
+        f"docs/executed/{path.name} is stale; run: python docs/execute_notebooks.py {path.stem}"
+    images = [out for cell in executed.cells if cell.cell_type == "code" for out in cell.outputs
+              if "image/png" in out.get("data", {}) or "image/gif" in out.get("data", {})]
+    assert images and not [out for cell in executed.cells if cell.cell_type == "code" for out in cell.outputs
+                           if out.output_type == "error"]
