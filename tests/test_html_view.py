@@ -97,6 +97,9 @@ def test_page_is_self_contained_with_one_frame_per_node(arm, tmp_path):
     assert "elbow.angle (N m)" in names and "T + V" in names and "T + V + W" in names
     assert '"energy (J)"' in text and '"u (N m)"' in text and '"x (m)"' in text
     assert "<title>arm, bem, N = 40</title>" in text
+    from pyomo_mbdyn.plotting.html_view import html_figure
+
+    assert html_figure(arm).layout.scene.camera.eye.x is None  # a motion in space: plotly's oblique view
     # time ticks on both panels: the controls' x axis shows its labels too (in s)
     assert re.search(r'"xaxis2":\{[^}]*"showticklabels":true[^}]*"ticksuffix":" s"', text)
 
@@ -146,6 +149,12 @@ def test_a_coordinate_system_is_drawn_by_its_points(tmp_path):
         assert np.allclose([_values(centres[c]) for c in "xyz"], [[s, x], [0, 0], [0, -z]])
         rope = next(tr for tr in frames[k]["data"] if tr.get("name") == "joint" and tr.get("mode") == "lines")
         assert np.allclose(_values(rope["x"])[:2], [s, x]) and np.allclose(_values(rope["z"])[:2], [0, -z])
+    # the crane moves in its vertical plane y = 0: the view opens square-on to it, from -y
+    from pyomo_mbdyn.plotting.html_view import html_figure
+
+    camera = html_figure(motion).layout.scene.camera
+    assert (camera.eye.x, camera.eye.y, camera.eye.z) == (0.0, -2.2, 0.0) and camera.up.z == 1.0
+    assert camera.projection.type == "orthographic"
     bare = crane.build_system()
     bare.drawing = None
     with pytest.raises(ConfigurationError, match="no bodies to draw \\(give a CoordinateSystem a drawing=\\)"):

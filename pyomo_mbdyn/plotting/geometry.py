@@ -170,6 +170,16 @@ def points_of(system, q, shifts=None):
     return np.array(pts)
 
 
+def plane_normal(points):
+    """The coordinate axis normal to the plane the ``points`` (a skeleton: centres and joint
+    points) lie in, or None when they span space (or a line, or a point)."""
+    span = np.ptp(np.asarray(points, float), axis=0)
+    if span.max() == 0:
+        return None
+    flat = [i for i in range(3) if span[i] <= 1e-9 * span.max()]
+    return flat[0] if len(flat) == 1 else None
+
+
 def skeleton(system, q):
     """Centres of mass and joint points of the configurations ``q`` (not the boxes)."""
     pts = [phi for qk in q for _, phi, _, _ in body_geometry(system, qk)]

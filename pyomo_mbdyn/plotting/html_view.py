@@ -44,7 +44,7 @@ from ..atomic import atomic_write, check_destination
 from ..errors import ConfigurationError, InputTypeError
 from ..trajectory import Trajectory, unit
 from .geometry import (BODY_COLORS, DIRECTOR_COLORS, as_configurations, body_color, body_geometry, box_edges,
-                       drawable, joint_geometry, points_of)
+                       drawable, joint_geometry, plane_normal, points_of, skeleton)
 
 __all__ = ["animate_html", "html_figure", "BODY_COLORS", "DIRECTOR_COLORS"]
 
@@ -159,8 +159,16 @@ def _scene_traces(system, q, centres, k):
     return traces
 
 
+#: the camera square-on to a coordinate plane, by the plane's normal axis: from +z (x right,
+#: y up), from -y (x right, z up), from +x (y right, z up), as the snapshots look at it
+_PLANE_CAMERAS = {2: dict(eye=dict(x=0.0, y=0.0, z=2.2), up=dict(x=0.0, y=1.0, z=0.0)),
+                  1: dict(eye=dict(x=0.0, y=-2.2, z=0.0), up=dict(x=0.0, y=0.0, z=1.0)),
+                  0: dict(eye=dict(x=2.2, y=0.0, z=0.0), up=dict(x=0.0, y=0.0, z=1.0))}
+
+
 def _scene_layout(system, q):
-    """A cube around every point drawn at every node, axes in metres."""
+    """A cube around every point drawn at every node, axes in metres; a planar motion is
+    first seen square-on to its plane (the camera can still be turned)."""
     points = points_of(system, q)
     lo, hi = points.min(axis=0), points.max(axis=0)
     centre, half = (lo + hi) / 2, (hi - lo).max() / 2
@@ -168,7 +176,11 @@ def _scene_layout(system, q):
     axes = {f"{c}axis": dict(range=[centre[i] - half, centre[i] + half], title=dict(text=f"{c} (m)"),
                              autorange=False)
             for i, c in enumerate("xyz")}
-    return dict(domain=dict(x=list(_SCENE_DOMAIN), y=[0.12, 1.0]), aspectmode="cube", **axes)
+    layout = dict(domain=dict(x=list(_SCENE_DOMAIN), y=[0.12, 1.0]), aspectmode="cube", **axes)
+    normal = plane_normal(skeleton(system, q))  # every joint point and centre at every node
+    if normal is not None:
+        layout["camera"] = dict(_PLANE_CAMERAS[normal], projection=dict(type="orthographic"))
+    return layout
 
 
 # -- the 2-D panels ------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ..errors import ConfigurationError
 from .geometry import (DIRECTOR_COLORS, as_configurations, auto_spacing, body_color, body_geometry, box_edges,
-                       drawn_names, grid_shifts, joint_geometry, points_of, skeleton)
+                       drawn_names, grid_shifts, joint_geometry, plane_normal, points_of, skeleton)
 from .canvas import new_figure, styled
 
 __all__ = ["plot_snapshots", "set_equal_limits", "plane_view", "draw_configuration"]
@@ -43,18 +43,15 @@ def set_equal_limits(ax, points, margin=0.06, floor=0.2):
 
 def plane_view(ax, skeleton):
     """Look square-on at a motion that stays in a coordinate plane: returns the plane's normal axis or None."""
-    span = np.ptp(skeleton, axis=0)
-    if span.max() == 0:
-        return None
-    flat = [i for i in range(3) if span[i] <= 1e-9 * span.max()]
-    if len(flat) != 1:
+    flat = plane_normal(skeleton)
+    if flat is None:
         return None
     # view from +z (x right, y up), from -y (x right, z up), from +x (y right, z up)
-    ax.view_init(*{2: (90, -90), 1: (0, -90), 0: (0, 0)}[flat[0]])
-    normal = (ax.xaxis, ax.yaxis, ax.zaxis)[flat[0]]
+    ax.view_init(*{2: (90, -90), 1: (0, -90), 0: (0, 0)}[flat])
+    normal = (ax.xaxis, ax.yaxis, ax.zaxis)[flat]
     normal.set_ticks([])  # seen edge-on: no ticks, no label
     normal.set_label_text("")
-    return flat[0]
+    return flat
 
 
 def draw_configuration(ax, system, qk, alpha=1.0, box=True, shift=np.zeros(3), directors=True):
