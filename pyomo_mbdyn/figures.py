@@ -17,7 +17,7 @@ from pathlib import Path
 from . import plotting
 from .atomic import atomic_write
 from .errors import ConfigurationError
-from .mechanics import MultibodySystem
+from .plotting.geometry import drawable
 from .mechanics.system import coordinate_names
 
 __all__ = ["model_figures", "paper_figures"]
@@ -92,7 +92,7 @@ def model_figures(model_name, model, directory):
     t, q, u = trajectory.t, trajectory.q, trajectory.u
     system = dyn.system
     paths = []
-    if isinstance(system, MultibodySystem) or callable(getattr(system, "drawing", None)):
+    if drawable(system):
         ax = plotting.plot_snapshots(system, q, t=t, offset="auto")
         paths.append(_save(ax.figure, directory / f"{model_name}_snapshots.png", captions.get("snapshots")))
     else:

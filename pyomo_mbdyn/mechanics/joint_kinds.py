@@ -123,6 +123,8 @@ class Revolute(Joint):
         self._rows.append(("dot", [(1.0, _Vec("p", self.parent, n, False))], rod, float(axis @ delta)))
         self._rows.append(("dot", rod, rod, float(delta @ delta)))
         self.rod = True
+        #: ℓ², the squared length of the rod across the axis (|δ|² - (n·δ)², kept by the two rows)
+        self.rod_across = float(delta @ delta - (axis @ delta) ** 2)
 
 
 class Prismatic(Joint):

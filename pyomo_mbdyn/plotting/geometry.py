@@ -54,6 +54,11 @@ def _drawing(system, qk):
     return {name: np.asarray(xyz, float) for name, xyz in points.items()}, list(segments)
 
 
+def by_points(system):
+    """Whether ``system`` is drawn by its ``drawing`` (points and segments, not bodies and joints)."""
+    return _drawing(system, system.q0) is not None
+
+
 def drawn_names(system):
     """The names of the things drawn, in the order of their colours (bodies or drawing points)."""
     drawn = _drawing(system, system.q0)
@@ -191,7 +196,7 @@ def anchored(system):
     """True when a joint ties the system to the ground (its snapshots are drawn in place)."""
     from ..mechanics.joints import GROUND
 
-    if _drawing(system, system.q0) is not None:  # drawn by its points: in place
+    if by_points(system):  # in place
         return True
     return any(joint.parent is GROUND for joint in system.joints.values())
 

@@ -11,7 +11,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ..errors import ConfigurationError
 from .geometry import (DIRECTOR_COLORS, as_configurations, auto_spacing, body_color, body_geometry, box_edges,
-                       drawn_names, grid_shifts, joint_geometry, plane_normal, points_of, skeleton)
+                       by_points, drawn_names, grid_shifts, joint_geometry, plane_normal, points_of, skeleton)
 from .canvas import new_figure, styled
 
 __all__ = ["plot_snapshots", "set_equal_limits", "plane_view", "draw_configuration"]
@@ -123,7 +123,7 @@ def _legend(ax, system, box=True, outside=False, directors=True):
     if directors and any(getattr(b, "has_orientation", False) for b in system.bodies.values()):
         handles += [Line2D([], [], color=c, lw=2, label=f"d{i + 1}") for i, c in enumerate(DIRECTOR_COLORS)]
     if joint_geometry(system, system.q0):  # a drawing's segments are not joints (the crane's rope)
-        label = "joint" if system.joints and not callable(getattr(system, "drawing", None)) else "segment"
+        label = "segment" if by_points(system) else "joint"
         handles.append(Line2D([], [], color="k", marker="o", markerfacecolor="white", lw=0, label=label))
     if outside:
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), borderaxespad=0.0)

@@ -55,7 +55,7 @@ import numpy as np
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError, NotRepresentableError
-from ..mechanics.linalg import matmul
+from ..mechanics.linalg import cross, dot, matmul
 
 __all__ = ["ConfigurationForm", "Chart", "AbsoluteChart", "Increments", "Nodes", "TURN_INCREMENT_LIMIT",
            "joint_kinds", "reference_coordinates"]
@@ -356,21 +356,17 @@ def _rod_step(block, joint, k, n):
     """The same angle for a point mass on a rod (no directors): the turn of the rod
     λ = R_pᵀ(x_c - s_p), seen in the parent's frame, about n from node k to k+1 —
     sin Δ = n·(λ_k × λ_{k+1})/ℓ², cos Δ = (λ_k·λ_{k+1} - (n·λ_k)(n·λ_{k+1}))/ℓ², ℓ the rod's
-    length across the axis (the joint's rows keep it at every node)."""
+    length across the axis (``joint.rod_across``; the joint's rows keep it at every node)."""
     def lever(k):
         qp = body_coordinates(block, joint.parent, k)
         delta = body_coordinates(block, joint.child, k)[0:3] - joint.parent.point(qp, joint.parent_point)
         if joint.parent.name == "ground":
             return delta
-        d = joint.parent.directors(qp)
-        return np.array([sum(d[j][i] * delta[i] for i in range(3)) for j in range(3)], dtype=object)
+        return np.array([dot(d, delta) for d in joint.parent.directors(qp)], dtype=object)
 
     a, b = lever(k), lever(k + 1)
-    rod0 = np.asarray(joint.child.q0[0:3], float) - np.asarray(joint.parent.point(joint.parent.q0, joint.parent_point), float)
-    across = float(rod0 @ rod0 - (np.asarray(joint.parent.material_vector(joint.parent.q0, n), float) @ rod0) ** 2)
-    cross_ab = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-    sin = sum(n[i] * cross_ab[i] for i in range(3)) / across
-    cos = (sum(a[i] * b[i] for i in range(3)) - sum(n[i] * a[i] for i in range(3)) * sum(n[i] * b[i] for i in range(3))) / across
+    sin = dot(n, cross(a, b)) / joint.rod_across
+    cos = (dot(a, b) - dot(n, a) * dot(n, b)) / joint.rod_across
     return 2.0 * pyo.atan(sin / (1.0 + cos))
 
 
