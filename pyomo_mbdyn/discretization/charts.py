@@ -298,10 +298,12 @@ def chart_coordinates(system, q, v=None, rotation="exp", tol=1e-12, start=None, 
         r = q_theta - q
         if np.abs(r).max() < tol:
             break
+        if not (np.all(np.isfinite(r)) and np.all(np.isfinite(P))):
+            break  # Newton diverged; LAPACK's least squares may not return on NaN (OpenBLAS 0.3.31)
         theta = theta - np.linalg.lstsq(P, r, rcond=None)[0]
         q_theta, P = chart_and_basis(theta)
     r = q_theta - q
-    if np.abs(r).max() > atol:
+    if np.abs(r).max() > atol or (np.isfinite(atol) and not np.all(np.isfinite(r))):
         raise ValueError(f"{system}: configuration not reached by the chart (|q(θ) - q| = {np.abs(r).max():.2e})")
     if v is None:
         return theta
