@@ -3,9 +3,9 @@
 Coordinates q = (s, β, x, z): trolley position, winch angle, load position
 (z downward).  M = diag(m_t, J, m, m), V = -m g z, and the rope of length
 l = r β ties the load to the trolley, Φ = (x - s)² + z² - r² β² = 0.  The
-controls are the physical trolley force F and winch torque M, entering as
-Bᵀu with B = [-I₂ 0] (so ``u`` is, as everywhere in the library, minus the
-applied generalised force's coefficients on the rows of B).  The load swing
+controls are the physical trolley force F and winch torque M, applied as
+Bᵀu with B = [I₂ 0] (``u`` is, as everywhere in the library, the applied
+generalised force).  The load swing
 is not actuated: 3 degrees of freedom, 2 controls.
 
 Null space (thesis Eq. 7.6, G P ≡ 0 for every q):
@@ -94,7 +94,7 @@ def build_system():
         velocities=VELOCITIES,
         null_space=_null_space,
         reparametrise=_reparametrise,
-        inputs={"trolley.s": [-1.0, 0.0, 0.0, 0.0], "winch.beta": [0.0, -1.0, 0.0, 0.0]},
+        inputs={"trolley.s": [1.0, 0.0, 0.0, 0.0], "winch.beta": [0.0, 1.0, 0.0, 0.0]},
         force=[0.0, 0.0, 0.0, M_LOAD * GRAVITY],
         q0=Q0,
         additive=True,

@@ -15,8 +15,8 @@ loop is planar, written in 3-D): D[2], D[3], D[4] are left out of every
 scheme so that the Newton and KKT matrices stay regular
 (``dropped_constraints``).  They still hold at every node: ``loop_closure``
 is the largest ‖Φ_i(q_k)‖ over all m rows, the dropped ones included.  The
-crank joint A is actuated (u is minus the applied torque:
-M v̇ + ∇V + Gᵀγ + Bᵀu = 0) and is the independent coordinate; B and C follow
+crank joint A is actuated (u the applied torque:
+M v̇ + ∇V + Gᵀγ - Bᵀu = 0) and is the independent coordinate; B and C follow
 from loop closure.
 
 Problem: turn the crank by ``target`` (default π/2, counter-clockwise, from
@@ -133,7 +133,7 @@ def loop_closure(system, q):
 
 
 def energy_balance(dyn):
-    """max_k ‖E_k − E₀‖, E = T + V + W + D (W = h Σ u·ν the work done by the system on the
+    """max_k ‖E_k − E₀‖, E = T + V + W + D (W = -h Σ u·ν the work done by the system on the
     actuators, D the dissipation; :func:`pyomo_mbdyn.diagnostics.conservation_table`)."""
     energy = dyn.diagnostics()["E"].to_numpy()
     return float(np.abs(energy - energy[0]).max())
@@ -142,7 +142,7 @@ def energy_balance(dyn):
 def closing_joint_forces(dyn, joint=CLOSING_JOINT):
     """γ of the kept rows of the loop-closing ``joint`` (D[0], D[1]: x and y), shape (N, 2):
     per interval (bem) or per node k < N (dmocc_lm); ``None`` for the reduced schemes (rem,
-    dmocc), which have no multipliers.  Sign: Gᵀγ enters M v̇ + ∇V + Gᵀγ + Bᵀu = 0, so γ_D
+    dmocc), which have no multipliers.  Sign: Gᵀγ enters M v̇ + ∇V + Gᵀγ - Bᵀu = 0, so γ_D
     is the force the rocker exerts on the ground at D."""
     import pyomo.environ as pyo
 

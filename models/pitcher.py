@@ -70,7 +70,7 @@ limits act on a light forearm without hand or ball.
 
 Checked properties: sizes, and momentum consistency — the only symmetry is
 rotation about e3, so L₃ changes exactly by the torso impulse,
-L_{3,n+1} - L_{3,n} = -h u^(R₁)_n (u is minus the applied torque), to solver
+L_{3,n+1} - L_{3,n} = h u^(R₁)_n (u the applied torque), to solver
 tolerance (spec T11), also with h unknown.  ``free_time=False`` fixes T.
 """
 

@@ -212,7 +212,7 @@ def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, gu
         t_mid = h * (np.arange(steps) + 0.5)
         axial = np.array([system.bodies[f"rotor{i}"].inertia[i - 1] for i in rotors])
         torque = np.outer(np.sin(2 * np.pi * t_mid / HORIZON), 2 * np.pi / HORIZON * rates * axial)
-        trajectory = simulate(system, system.q0, np.zeros(system.n), h, steps, -torque, scheme=scheme)
+        trajectory = simulate(system, system.q0, np.zeros(system.n), h, steps, torque, scheme=scheme)
         m.dyn.initialize_from(trajectory)
         if isinstance(getattr(m.dyn, "w", None), pyo.Var):
             for var in m.dyn.w.values():  # the guess's fastest rotor steps exceed the bound a little
@@ -220,7 +220,7 @@ def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, gu
                     var.set_value(min(max(var.value, var.lb), var.ub), skip_validation=True)
         for i in m.dyn.intervals:
             for a, name in enumerate(m.dyn.actuated):
-                m.dyn.u[i, name].value = -torque[i, a]
+                m.dyn.u[i, name].value = torque[i, a]
         m.problem = problem
         return m
     if hasattr(m.dyn, "theta"):  # absolute chart: every increment is about a fixed axis, so they add

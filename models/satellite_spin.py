@@ -15,7 +15,8 @@ Cases
     and *relative* rotor rates; T = 5.  With the contravariant B the total
     angular momentum is constant (the thesis prints J₃ = 1336.6779 on every
     tick); with the plain-midpoint B it drifts by O(h²).
-``torque`` (thesis Fig. 4.8): u_i = 200 on the rotors, k = 0, from rest (the
+``torque`` (thesis Fig. 4.8): the thesis's u_i = 200 on the rotors (in its sign, ū = -u:
+    the applied torques u_i = -200 N m), k = 0, from rest (the
     thesis does not state the initial state; rest is the documented choice).
 """
 
@@ -56,14 +57,14 @@ def initial_state(system, case="friction"):
         controls = np.zeros(3)
     else:
         nu0 = np.zeros(9)
-        controls = np.full(3, 200.0)
+        controls = np.full(3, -200.0)  # the thesis's ū = 200: applied torque -200 N m
     return q0, system.null_space(q0) @ nu0, controls
 
 
 #: the options of ``build`` (``pyomo-mbdyn list --options satellite-spin``)
 OPTIONS = {
     "case": "'friction' (thesis Fig. 4.9: joint friction k = 100, no torques) or 'torque' (Fig. 4.8: rotor "
-            "torques 200 from rest)",
+            "torques 200 in the thesis's sign, applied -200 N m, from rest)",
     "contravariant": "the contravariant control matrix B (default true: angular momentum exact); false: the "
                      "plain midpoint B (drifts by O(h²))",
     "initialize": "start the square block from the Newton stepper's solution (default true)",

@@ -4,9 +4,10 @@ Three links (bodies ``link1..3``) hang on revolute joints about e3: the base
 joint ``shoulder`` (absolute angle α₁) and the relative joints ``elbow`` (α₂)
 and ``wrist`` (α₃).  Gravity acts in the arm's plane along -e2 with g = 9.81
 (thesis Eq. 6.6, V = Σ m_i g φ^i·e2; the value is not printed).  Controls are
-the three joint torques with the thesis's sign, M v̇ + ∇V + Gᵀγ + Bᵀ(Kν + u) = 0:
-``u`` is minus the applied torque, and case (i) ``u₃ ≥ 0`` is meant in that
-convention (spec §7.7).
+the three applied joint torques (N m; M v̇ + ∇V + Gᵀγ + Bᵀ(Kν - u) = 0).  The thesis
+writes its torques with the opposite sign (Bᵀ(Kν + ū), ū = -u), and its case (i)
+"u₃ ≥ 0" is meant in that sign (spec §7.7): here it is the applied wrist torque
+u₃ ≤ 0.
 
 Table 6.1 (m, E1, E2, l): (30, 1.225, 143.3027, 7), (25, 1.0208, 88.0208, 6),
 (10, 0.4083, 60.2083, 8).  In the plane only E1 + E2 enters; the library's
@@ -33,7 +34,7 @@ at N = 160).  ``configurations="lifted"`` gives the variables-and-equations
 form; both reach the same optimum (tests/ocp/test_configuration_forms.py).
 
 Cases (``case=``): ``"free"`` (Ch. 7: no bounds, no damping — BEM = REM),
-``"bounded"`` (Ch. 6 (i): u₃ ≥ 0), ``"damped"`` (Ch. 6 (ii): Rayleigh
+``"bounded"`` (Ch. 6 (i): the thesis's ū₃ ≥ 0, applied u₃ ≤ 0), ``"damped"`` (Ch. 6 (ii): Rayleigh
 joint damping k = 300 in all joints) and ``"time"`` (ours, not the thesis's:
 the same motion in minimum time with ``|u| ≤ (3000, 2000, 1000)`` N m — about
 the peaks of the effort optimum at T = 3 — and T free in [0.5, 10]; the
@@ -144,7 +145,7 @@ def joint_angles(q):
 GUESSES = ("interpolated", "rest", "simulated")
 #: the options of ``build`` (``pyomo-mbdyn list --options three-link-arm``)
 OPTIONS = {
-    "case": "'free' (Ch. 7), 'bounded' (Ch. 6 (i): u₃ ≥ 0), 'damped' (Ch. 6 (ii): joint damping 300), "
+    "case": "'free' (Ch. 7), 'bounded' (Ch. 6 (i): applied wrist torque u₃ ≤ 0, the thesis's ū₃ ≥ 0), 'damped' (Ch. 6 (ii): joint damping 300), "
             "'time' (minimum time with |u| ≤ (3000, 2000, 1000) N m)",
     "gravity": "g [m/s²] along -e2 (default 9.81; the thesis does not print it)",
     "guess": "'interpolated': joint angles on the quintic rest-to-rest profile (default); 'rest': the arm held "
@@ -213,7 +214,7 @@ def build(scheme="rem", steps=None, case="free", configurations=None, keep_motor
     problem.fix_final_configuration(theta_f)
     problem.require_final_rest()
     if case == "bounded":
-        problem.bound_controls(lower={"wrist.angle": 0.0})
+        problem.bound_controls(upper={"wrist.angle": 0.0})  # the thesis's ū₃ = -u₃ ≥ 0
     if keep_motors is not None:
         problem.select_actuators(int(keep_motors), MOTOR_BOUND, exactly=True)
     start = interpolated_trajectory(system, m.dyn.step_length, steps, theta_f if guess != "rest" else 0 * theta_f)

@@ -38,8 +38,9 @@
 #   (`pyomo_mbdyn.ocp.costates`), whose state-equation rows are the thesis rows
 #   divided by h.
 #
-# With that sign the control equation reads u = −λᵖ (REM, DNCO) and
-# u = −B(q♯)λᵖ (BEM), and the two formulations' multipliers are related by
+# With that sign and u the applied force the control equation reads u = λᵖ (REM, DNCO) and
+# u = B(q♯)λᵖ (BEM; the thesis, whose u is minus the applied force, prints both with a
+# minus sign), and the two formulations' multipliers are related by
 # λ^REM = B(q♯_{k+½}) λ^BEM and λ^BEM = P(q_{k+½}) λ^REM.  The `dual` Suffix
 # must exist *before* the solve: `solve(m, duals=True)` declares it (as
 # `m.dual = pyo.Suffix(direction=pyo.Suffix.IMPORT)` by hand would)
@@ -123,7 +124,7 @@ frame[[c for c in columns if c.startswith("link3.")]].round(1)
 # transcription's duals (λ = −dual/h) and puts them next to the indirect
 # method's costate variables, with u and H^d.  Both approximate the continuous
 # costate at the interval midpoints, so at equal N they differ by O(h²); the
-# control equation u = −λᵖ holds for both.
+# control equation u = λᵖ holds for both.
 
 # %%
 from pyomo_mbdyn.models import pendulum
@@ -136,9 +137,9 @@ for scheme in ("direct-midpoint", "direct-greenspan", "dnco"):
     pend[scheme] = m
 tables = {scheme: costate_table(pend[scheme].dyn, pend["dnco"].dyn) for scheme in ("direct-midpoint", "direct-greenspan")}
 for scheme, tab in tables.items():
-    print(f"{scheme}: max |u + λᵖ| = {np.abs(tab['u_q'] + tab['lam_p_q_direct']).max():.1e}, "
+    print(f"{scheme}: max |u − λᵖ| = {np.abs(tab['u_q'] - tab['lam_p_q_direct']).max():.1e}, "
           f"max |λ_direct − λ_indirect| = {np.abs(tab[['dlam_q_q', 'dlam_p_q']].to_numpy()).max():.3f}")
-    assert np.abs(tab["u_q"] + tab["lam_p_q_direct"]).max() < 1e-8
+    assert np.abs(tab["u_q"] - tab["lam_p_q_direct"]).max() < 1e-8
 tables["direct-greenspan"].round(5)
 
 # %%

@@ -128,8 +128,8 @@ fig.tight_layout()
 fig
 
 # %% [markdown]
-# The controls follow from the momentum multipliers (u = −B λᵖ for the BEM,
-# u = −B P λᵖ for the REM — here B P ≠ I, the crane's inputs are not dual to its
+# The controls follow from the momentum multipliers (u = B λᵖ for the BEM,
+# u = B P λᵖ for the REM — here B P ≠ I, the crane's inputs are not dual to its
 # null space):
 
 # %%

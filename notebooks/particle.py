@@ -99,7 +99,7 @@ ax.set_title("orbit (★: the attracting centre)")
 plotting.plot_coordinates(t, x[:, :3], ["x", "y", "z"], ax=fig.add_subplot(1, 3, 2), units="1", time_unit="1")
 plotting.plot_controls(t, u, ["u_x", "u_y", "u_z"], ax=fig.add_subplot(1, 3, 3), units="1",
                        time_unit="1")   # the thesis's particle is nondimensional
-assert np.allclose(u, -lam[:, 3:], atol=1e-10)                 # the control equation u = −λᵖ
+assert np.allclose(u, lam[:, 3:], atol=1e-10)                  # the control equation u = λᵖ
 assert np.allclose(x[-1], np.concatenate([particle.QF, particle.PF]))
 fig.tight_layout()
 fig

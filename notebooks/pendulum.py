@@ -26,7 +26,7 @@
 # * **direct-greenspan** — the NLP with Greenspan's discrete gradient
 #   (V(q_{k+1}) − V(q_k))/(q_{k+1} − q_k) in the state equations;
 # * **dnco** — the *indirect* Hamiltonian-conserving DNCO (Eqs. 8.20–8.22):
-#   Greenspan state equations, the matching costate equations and u = −λᵖ, one
+#   Greenspan state equations, the matching costate equations and u = λᵖ, one
 #   square system.
 #
 # Figures: the motion and the controls; the discrete Hamiltonian
@@ -135,8 +135,8 @@ fig
 # %% [markdown]
 # ## Energy consistency
 #
-# With Greenspan's quotient, H(x_{k+1}) − H(x_k) = −u·Δq exactly, so
-# E = T + V + W, with the discrete work W_k = Σ_{i<k} u_{i,i+1}(q_{i+1} − q_i), is
+# With Greenspan's quotient, H(x_{k+1}) − H(x_k) = u·Δq exactly, so
+# E = T + V + W, with the discrete work W_k = −Σ_{i<k} u_{i,i+1}(q_{i+1} − q_i), is
 # constant — for the direct and the indirect method alike.  The midpoint rule
 # has no such identity.
 

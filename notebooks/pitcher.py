@@ -124,8 +124,8 @@ print(f"final hand position: {hand_opt[-1].round(3)}")
 assert hand_opt[-1, 1] >= -1e-8 and hand_opt[-1, 2] >= -1e-8      # in front of and above the shoulder
 L3_opt = m.dyn.diagnostics()["Lz"].to_numpy()
 torso = list(system.actuated).index("torso.angle")
-print(f"on the optimum: max |ΔL₃ + h u_torso| = "
-      f"{np.abs(np.diff(L3_opt) + m.dyn.step_length * u_opt[:, torso]).max():.1e}")
+print(f"on the optimum: max |ΔL₃ − h u_torso| = "
+      f"{np.abs(np.diff(L3_opt) - m.dyn.step_length * u_opt[:, torso]).max():.1e}")
 
 fig = Figure(figsize=(13, 5.5))
 ax = plotting.plot_snapshots(system, q_opt, t=t_opt, count=5, ax=fig.add_subplot(1, 2, 1, projection="3d"))
@@ -138,8 +138,8 @@ fig
 # %% [markdown]
 # ## A forward simulation with chosen torques
 #
-# Applied torques (u is *minus* the applied torque, as everywhere in the
-# library) on the torso, the shoulder (about e₁) and the elbow, each a
+# Applied torques (u is the applied torque, as everywhere in the library) on the
+# torso, the shoulder (about e₁) and the elbow, each a
 # half-sine pulse over T: the hand swings from behind and below the shoulder
 # to in front of it.  The same DMOCC equations as in the optimal-control block
 # are stepped by Newton's method (`simulate(..., scheme="dmocc")`).  (Much
@@ -153,7 +153,7 @@ h = pitcher.HORIZON / N
 t_mid = h * (np.arange(N) + 0.5)
 pulse = np.sin(np.pi * t_mid / pitcher.HORIZON)
 applied = {"torso.angle": 10.0, "shoulder.wx": -5.0, "shoulder.wy": 0.0, "shoulder.wz": 0.0, "elbow.angle": 4.0}
-u = -np.column_stack([applied[a] * pulse for a in system.actuated])
+u = np.column_stack([applied[a] * pulse for a in system.actuated])
 trajectory = simulate(system, q0, np.zeros(system.n), h, N, u, scheme="dmocc")
 table = trajectory_table(trajectory)
 hand = np.array([np.asarray(pitcher.hand_position(system, qk), float) for qk in trajectory.q])
@@ -176,21 +176,21 @@ fig
 # The only symmetry is the rotation about e₃ (gravity has no moment about it,
 # and the torso joint turns about it), so of the total angular momentum only
 # L₃ is affected by nothing but the torso torque: the discrete variational
-# scheme gives L_{3,k+1} − L_{3,k} = −h u^(R₁)_k *exactly* — to Newton's
+# scheme gives L_{3,k+1} − L_{3,k} = h u^(R₁)_k *exactly* — to Newton's
 # tolerance, for any torques.  L₁ and L₂ change under gravity's moment and the
 # ground reaction.
 
 # %%
 L = table[["Lx", "Ly", "Lz"]].to_numpy()
-impulse = -h * u[:, list(system.actuated).index("torso.angle")]
+impulse = h * u[:, list(system.actuated).index("torso.angle")]
 error = np.abs(np.diff(L[:, 2]) - impulse).max()
-print(f"max |ΔL₃ − (−h u_torso)| = {error:.1e}   (L₃ reaches {L[-1, 2]:.4f})")
+print(f"max |ΔL₃ − h u_torso| = {error:.1e}   (L₃ reaches {L[-1, 2]:.4f})")
 assert error < 1e-10 * np.abs(L).max()
 
 fig = Figure(figsize=(7, 4))
 ax = fig.add_subplot()
 ax.plot(trajectory.t, L[:, 2], "k-", lw=2.5, label="L₃ (diagnostics)")
-ax.plot(trajectory.t, np.concatenate([[0.0], np.cumsum(impulse)]), "o", color="tab:orange", label="Σ −h u_torso")
+ax.plot(trajectory.t, np.concatenate([[0.0], np.cumsum(impulse)]), "o", color="tab:orange", label="Σ h u_torso")
 ax.plot(trajectory.t, L[:, 0], label="L₁"); ax.plot(trajectory.t, L[:, 1], label="L₂")
 ax.set_xlabel("t"); ax.set_title("angular momentum"); ax.legend(); ax.grid(alpha=0.3)
 fig

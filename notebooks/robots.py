@@ -102,7 +102,7 @@ assert evaluation["final_momentum"] < 1e-9 and evaluation["effort_ratio_max"] <=
 {"J": J, "iterations": result.solver.iterations, **evaluation}
 
 # %% [markdown]
-# The torques (u is minus the applied joint torque) against the URDF's effort limits,
+# The applied joint torques against the URDF's effort limits,
 # and the joint angles against their position limits:
 
 # %%

@@ -99,7 +99,8 @@ fig
 # %% [markdown]
 # ## Rotor torques (Fig. 4.8)
 #
-# From rest, u = 200 on each rotor joint (u is minus the applied torque).  The
+# From rest, the thesis's u = 200 on each rotor joint (its sign: the applied torque is
+# u = −200 N m).  The
 # torques are internal: the total angular momentum stays zero while the rotors
 # spin up, and T + W = 0 (the kinetic energy is the work done by the motors).
 

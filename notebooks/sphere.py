@@ -79,8 +79,8 @@ assert abs(turns - 3) < 1e-8
 # %% [markdown]
 # ## Controls
 #
-# Force (first three columns) and torque, constant on each interval.  As
-# everywhere in the library, u is *minus* the applied generalised force.
+# Force (first three columns) and torque, constant on each interval: the applied
+# generalised force, as everywhere in the library (the DMOCC paper's τ).
 
 # %%
 fig = Figure(figsize=(11, 3.8))

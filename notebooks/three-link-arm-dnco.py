@@ -25,7 +25,7 @@
 #
 # * **dnco** — the *indirect* method: the Gonzalez state equations together with
 #   the H-conserving costate equations (8.49–8.53) and the control equation
-#   u = −λᵖ, one square system of equations.  Its discrete Hamiltonian
+#   u = λᵖ (u the applied force), one square system of equations.  Its discrete Hamiltonian
 #   H^d_{k,k+1} = −½|u|² + λ·[𝕁∇̄H − (0, u)] is the same on every interval;
 # * **direct-gonzalez** — the NLP min J_d subject to the same state equations;
 #   its costates are read from the duals, and their H^d drifts;
@@ -108,7 +108,7 @@ fig.tight_layout()
 fig
 
 # %%
-assert np.allclose(u, -lam[:, 3:], atol=1e-8 * np.abs(u).max())   # the control equation u = −λᵖ
+assert np.allclose(u, lam[:, 3:], atol=1e-8 * np.abs(u).max())    # the control equation u = λᵖ
 plotting.plot_controls(t, u, three_link_arm_dnco.build_system().names, units="N m").figure
 
 # %% [markdown]
@@ -135,7 +135,7 @@ fig
 # %% [markdown]
 # ## Costates: indirect against direct
 #
-# The momentum costates λᵖ (= −u) of the direct Gonzalez transcription, read
+# The momentum costates λᵖ (= u) of the direct Gonzalez transcription, read
 # from its duals (λ = −dual/h, see `costates.ipynb`), next to the indirect
 # ones: both approximate the continuous costate at the interval midpoints, so
 # they differ by O(h²) — visibly at N = 20.
@@ -148,8 +148,8 @@ plotting.plot_costates(lam[:, 3:], costates(models["direct-gonzalez"].dyn)[:, 3:
 # %% [markdown]
 # ## Energy
 #
-# With the Gonzalez discrete gradient, H(x_{k+1}) − H(x_k) = −u·Δq exactly, so
-# T + V + W with the discrete work W_k = Σ u·Δq is constant along both Gonzalez
+# With the Gonzalez discrete gradient, H(x_{k+1}) − H(x_k) = u·Δq exactly, so
+# T + V + W with the discrete work W_k = −Σ u·Δq is constant along both Gonzalez
 # solutions; the midpoint rule has no such balance.
 
 # %%

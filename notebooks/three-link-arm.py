@@ -35,7 +35,7 @@
 # * both conserve T + V + W (kinetic + potential energy + control work) exactly;
 #   the midpoint rule in generalised coordinates (**GC**, the baseline) does not,
 #   and its optimum is close but different;
-# * the controls follow from the momentum multipliers, u = −B λᵖ.
+# * the controls follow from the momentum multipliers, u = B λᵖ.
 #
 # All three schemes run at **N = 10** (the model's N is 20), to keep this
 # notebook fast, each with IPOPT's exact Hessian from the interpolated guess.
@@ -127,7 +127,7 @@ fig
 # %% [markdown]
 # ## Controls
 #
-# The joint torques of the three schemes (u is minus the applied torque).  BEM
+# The applied joint torques of the three schemes.  BEM
 # and REM lie on top of each other; GC's are close.
 
 # %%
@@ -171,8 +171,8 @@ fig
 #
 # With the `dual` Suffix imported, `multipliers.controls_from_multipliers` reads
 # the momentum multipliers λᵖ and applies the control equation of the discrete
-# necessary conditions: u = −B(q♯) λᵖ for the BEM, u = −λᵖ for the REM
-# (B P = I), u = −B P̃ λᵖ for GC (thesis Eqs. 7.19–7.22).  The recovered
+# necessary conditions: u = B(q♯) λᵖ for the BEM, u = λᵖ for the REM
+# (B P = I), u = B P̃ λᵖ for GC (thesis Eqs. 7.19–7.22).  The recovered
 # controls are the solved ones, for every scheme.  (Sign convention and the map
 # between the BEM and REM multipliers: `costates.ipynb`.)
 
@@ -185,7 +185,7 @@ for scheme, m in models.items():
     print(f"{scheme}: max |u(λ) − u| / max |u| = {error:.1e}")
     assert error < 1e-7
 t = trajectories["bem"].t
-plotting.plot_costates(trajectories["bem"].u, recovered["bem"], labels=("solved u", "u = −B λᵖ"),
+plotting.plot_costates(trajectories["bem"].u, recovered["bem"], labels=("solved u", "u = B λᵖ"),
                        t=t[:-1] + 0.5 * (t[1] - t[0]), names=names, title="BEM controls")
 
 # %% [markdown]

@@ -120,7 +120,7 @@ def momentum_balance(trajectory, table=None, *, scheme=None):
 
     Examples
     --------
-    A link hinged at the origin about e₃, without gravity, driven by a torque:
+    A link hinged at the origin about e₃, without gravity, driven by a torque of 0.5 N m:
     its angular momentum about z changes exactly by the torque's impulse, so
     the balance is zero to round-off.
 
@@ -132,7 +132,7 @@ def momentum_balance(trajectory, table=None, *, scheme=None):
     >>> arm.add_bodies(link)
     >>> arm.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
     >>> arm.actuate("hinge")
-    >>> motion = simulate(arm, arm.q0, np.zeros(12), 0.1, 10, np.full((10, 1), -0.5), scheme="bem")
+    >>> motion = simulate(arm, arm.q0, np.zeros(12), 0.1, 10, np.full((10, 1), 0.5), scheme="bem")
     >>> table = momentum_balance(motion)
     >>> sorted(table.attrs["momenta"]), table.attrs["momenta"]["Lz"]["actuators"]
     (['Lz'], ['hinge.angle'])
@@ -154,10 +154,10 @@ def momentum_balance(trajectory, table=None, *, scheme=None):
     friction_loads = system.friction * np.asarray(trajectory.nu, float)  # K ν per interval
     grad = np.asarray(system.potential_gradient(), float)
     stages = _load_stages(trajectory, rec, q)
-    loads = []  # u + K ν per stage and interval, on the generalised velocities
+    loads = []  # K ν - u per stage and interval, on the generalised velocities (u applied)
     for _, _, controls in stages:
         stage = np.zeros((N, system.n_velocities))
-        stage[:, system.actuated_indices] = np.asarray(controls, float).reshape(N, -1)
+        stage[:, system.actuated_indices] = -np.asarray(controls, float).reshape(N, -1)
         loads.append(stage + friction_loads)
     B, impulse_error = None, None
     if any(np.any(stage != 0) for stage in loads):

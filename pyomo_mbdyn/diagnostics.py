@@ -3,11 +3,11 @@
 For the energy-momentum schemes (thesis §2.3) the discrete energy balance
 
     T_k + V_k + W_k + D_k = const,
-    W_k = h Σ_{i<k} u_{i,i+1} · ν_{i,i+1},   D_k = h Σ_{i<k} (K ν_{i,i+1}) · ν_{i,i+1},
+    W_k = -h Σ_{i<k} u_{i,i+1} · ν_{i,i+1},   D_k = h Σ_{i<k} (K ν_{i,i+1}) · ν_{i,i+1},
 
-holds to solver tolerance, with ``ν = B(q♯) v_{k+½}`` and ``u`` in the sign
-convention ``M v̇ + ∇V + Gᵀγ + Bᵀ(Kν + u) = 0`` (so ``W`` is the work done *by
-the system* on the actuators).  The table also lists the total linear and
+holds to solver tolerance, with ``ν = B(q♯) v_{k+½}`` and ``u`` the applied
+generalised force, ``M v̇ + ∇V + Gᵀγ + Bᵀ(Kν - u) = 0`` (so ``W`` is the work done *by
+the system* on the actuators: negative while the motors drive it).  The table also lists the total linear and
 angular momentum (about the origin), the constraint residual max abs Φ(q_k) and the
 velocity-level residual max abs G(q_k) v_k per node.  The latter vanishes (to round-off)
 for schemes whose node velocities are tangent (gc, rattle, the recovered velocities of
@@ -32,8 +32,8 @@ def conservation_table(system, h, q, v, nu, u, work=None):
     q, v : (N+1, n) node configurations and velocities
     nu : (N, dof) interval joint rates ν_{k,k+1}
     u : (N, n_act) interval controls on ``system.actuated``
-    work : (N,) the controls' work on each interval as the scheme states it (default
-        ``h u_k·ν_k``, the midpoint and energy-momentum schemes'; a scheme with stage
+    work : (N,) the work done on the controls on each interval as the scheme states it
+        (default ``-h u_k·ν_k``, the midpoint and energy-momentum schemes'; a scheme with stage
         controls gives its own quadrature: the trajectory extra ``work``)
 
     Returns
@@ -44,14 +44,15 @@ def conservation_table(system, h, q, v, nu, u, work=None):
 
     Examples
     --------
-    A pendulum driven by a constant control: the energy it gains from the motor
-    (``W < 0``, work done by the system) keeps ``E`` constant to round-off:
+    A pendulum driven by a constant applied torque of -0.5 N m (with its fall): the energy
+    it gains from the motor (``W < 0``, work done on the system) keeps ``E`` constant to
+    round-off:
 
     >>> import numpy as np
     >>> from pyomo_mbdyn.mechanics import examples
     >>> pendulum = examples.pendulum()
     >>> from pyomo_mbdyn.simulate import simulate
-    >>> tr = simulate(pendulum, pendulum.q0, np.zeros(12), 0.1, 3, controls=[[0.5]] * 3)
+    >>> tr = simulate(pendulum, pendulum.q0, np.zeros(12), 0.1, 3, controls=[[-0.5]] * 3)
     >>> table = conservation_table(pendulum, 0.1, tr.q, tr.v, tr.nu, tr.u)
     >>> table[["t", "T", "V", "W"]].round(4)
          t       T       V       W
@@ -69,7 +70,7 @@ def conservation_table(system, h, q, v, nu, u, work=None):
     K = system.friction
     act = system.actuated_indices
     if work is None:
-        work = [h * (u[i] @ nu[i, act]) for i in range(N)]
+        work = [-h * (u[i] @ nu[i, act]) for i in range(N)]
     work = np.concatenate([[0.0], np.cumsum(np.asarray(work, float))])
     dissipation = np.concatenate([[0.0], np.cumsum([h * (K * nu[i]) @ nu[i] for i in range(N)])])
     rows = []

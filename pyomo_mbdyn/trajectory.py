@@ -7,8 +7,8 @@ A :class:`Trajectory` holds a discrete motion on the grid ``t_k = k h``
 current values (``block.trajectory()``, every scheme, DNCO included):
 
 * ``t`` (N+1,), ``q`` and ``v`` (N+1, n) node configurations and velocities;
-* ``u`` (N, n_act) interval controls on the actuated coordinates (minus the
-  applied generalised force, see :mod:`pyomo_mbdyn.mechanics.system`) and
+* ``u`` (N, n_act) interval controls on the actuated coordinates (the
+  applied generalised force, N or N m, see :mod:`pyomo_mbdyn.mechanics.system`) and
   ``nu`` (N, dof) interval joint rates;
 * optional named ``extras`` (multipliers ``lam``, increments ``w``, chart
   coordinates ``theta``/``vt``, momenta ``p``, costates, Newton iterations, …
@@ -242,7 +242,7 @@ class Trajectory:
     q, v : (N+1, n) arrays
         Node configurations and velocities in the system's coordinate order.
     u : (N, n_act) array
-        Interval controls on ``controls`` (u is minus the applied generalised force).
+        Interval controls on ``controls`` (u is the applied generalised force).
     nu : (N, dof) array
         Interval joint rates ν = B(q♯) v_{k+½} on ``velocities``.
     coordinates, controls, velocities : sequences of str
@@ -569,7 +569,7 @@ class Trajectory:
                   "u_unit": ("control", [units["u"][c] for c in self.controls]),
                   "nu_unit": ("velocity", [units["nu"][c] for c in self.velocities])}
         long_names = {"q": "node configuration", "v": "node velocity",
-                      "u": "interval control (minus the applied generalised force)",
+                      "u": "interval control (the applied generalised force)",
                       "nu": "interval joint rate"}
         data = {}
         for group, dims in (("q", ("t", "coordinate")), ("v", ("t", "coordinate")),

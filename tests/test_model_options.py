@@ -193,10 +193,11 @@ def test_arm_guesses_reach_the_target_at_rest(guess, capsys, tmp_path):
         assert result["objective"] == pytest.approx(interpolated["objective"], rel=1e-8)
 
 
-def test_arm_bounded_case_keeps_the_wrist_control_non_negative(capsys, tmp_path):
+def test_arm_bounded_case_keeps_the_applied_wrist_torque_non_positive(capsys, tmp_path):
+    """Case (i): the thesis's ū₃ = -u₃ ≥ 0, i.e. the applied wrist torque u₃ ≤ 0."""
     result, trajectory = saved(capsys, tmp_path, "three-link-arm", *setting("case", "bounded"))
     wrist = trajectory.u[:, 2]
-    assert wrist.min() > -1e-7 and wrist.min() < 1e-5  # bound held, and active
+    assert wrist.max() < 1e-7 and wrist.max() > -1e-5  # bound held, and active
     free = run(capsys, "three-link-arm")
     assert result["objective"] > free["objective"]
 

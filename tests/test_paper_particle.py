@@ -8,7 +8,7 @@ avg λ^q₃ = 0.3964851, 0.3909659, 0.3896183, 0.3892833, 0.3891997;
 avg λ^p₃ = 0.3051451, 0.2997233, 0.2983821, 0.2980477, 0.2979642.
 Differences of consecutive levels shrink by 3.7–4.1 (O(h²)).  The direct
 Gonzalez transcription's H^d spreads by 0.0354, 0.0088, 0.0022 (N = 10, 20,
-40).  T + V + W with W = Σ u·Δq is constant to round-off (Gonzalez).
+40).  T + V + W with W = -Σ u·Δq is constant to round-off (Gonzalez).
 
 The full ladder N = 10·2ⁱ against the reference N = 1280 (thesis) is in the
 ``slow`` set (``pytest -m slow``, about two minutes more).
@@ -46,7 +46,7 @@ def test_solution_satisfies_the_control_equation_and_boundary_data():
     m = solved("particle", "dnco", 20)
     tr = m.dyn.trajectory()
     t, x, u, lam = tr.t, np.hstack([tr.q, tr.p]), tr.u, tr.costates
-    np.testing.assert_allclose(u, -lam[:, 3:], atol=1e-12)
+    np.testing.assert_allclose(u, lam[:, 3:], atol=1e-12)
     np.testing.assert_allclose(x[0], [1, 0, 0, 0, 1, 0], atol=0)
     np.testing.assert_allclose(x[-1], [0, 0, 1.5, 0, -1, 0], atol=0)
     assert t[-1] == pytest.approx(np.pi)

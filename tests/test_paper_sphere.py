@@ -41,7 +41,7 @@ def test_controls_are_antisymmetric_in_time(solved):
 
 def test_rest_to_rest_and_momentum_consistency(solved):
     """L_0 = L_N = 0, and ΔL per interval is exactly the applied impulse (DMOCC 4.14):
-    ΔL_n = h/2 (φ_n + φ_{n+1}) × τ_φ + h τ_θ with τ = -u."""
+    ΔL_n = h/2 (φ_n + φ_{n+1}) × τ_φ + h τ_θ with τ = u (the applied force and torque)."""
     m, _ = solved
     table = m.dyn.diagnostics()
     L = table[["Lx", "Ly", "Lz"]].to_numpy()
@@ -51,7 +51,7 @@ def test_rest_to_rest_and_momentum_consistency(solved):
     q, u = tr_m.q, tr_m.u
     h = m.dyn.h
     for n in range(1, m.dyn.config.steps - 1):
-        tau = -u[n]
+        tau = u[n]
         impulse = 0.5 * h * np.cross(q[n, 0:3] + q[n + 1, 0:3], tau[0:3]) + h * tau[3:6]
         assert np.abs(L[n + 1] - L[n] - impulse).max() < 1e-8
     # the endpoint conditions hold

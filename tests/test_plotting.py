@@ -339,8 +339,8 @@ def test_angular_momentum_changes_only_by_the_shoulder_torque(scheme):
     change = table["Lz"] - table["Lz"].iloc[0]
     assert np.abs(change).max() > 0.05  # the shoulder's torque turns the arm
     np.testing.assert_allclose(table["Lz_impulse"], change, atol=1e-10 * np.abs(change).max())
-    # the impulse is that of the shoulder's torque: -h Σ u_shoulder (η = 1 for the shoulder angle)
-    np.testing.assert_allclose(table["Lz_impulse"].iloc[-1], -0.05 * 8 * 1.0, rtol=1e-12)
+    # the impulse is that of the shoulder's applied torque: h Σ u_shoulder (η = 1 for the shoulder angle)
+    np.testing.assert_allclose(table["Lz_impulse"].iloc[-1], 0.05 * 8 * 1.0, rtol=1e-12)
     fig = plotting.plot_conservation(traj.diagnostics(), trajectory=traj)
     (left,) = _axes_titled(fig, "angular momentum about the origin")
     assert left.get_lines()[0].get_label() == "L_z (rotation about z symmetry): changed by shoulder.angle"
@@ -383,23 +383,23 @@ def test_controls_are_labelled_per_actuator_unit():
     # a force on a slide and a torque on an angle: two panels, each with its unit
     ax = plotting.plot_controls(t, u, ["trolley.s", "winch.beta"])
     top, bottom = ax.figure.axes
-    assert top.get_ylabel() == "u = −(applied force) [N]" and bottom.get_ylabel() == "u = −(applied torque) [N m]"
+    assert top.get_ylabel() == "u: applied force [N]" and bottom.get_ylabel() == "u: applied torque [N m]"
     assert [x.get_text() for x in top.get_legend().get_texts()] == ["trolley.s [N]"]
     assert [x.get_text() for x in bottom.get_legend().get_texts()] == ["winch.beta [N m]"]
     assert bottom.get_xlabel() == "t [s]"
     # one axes given: one y label listing both units, the legend naming each
     ax = plotting.canvas.new_figure().add_subplot()
     plotting.plot_controls(t, u, ["trolley.s", "winch.beta"], ax=ax)
-    assert ax.get_ylabel() == "u = −(applied generalised force) [N, N m]"
+    assert ax.get_ylabel() == "u: applied generalised force [N, N m]"
     assert [x.get_text() for x in ax.get_legend().get_texts()] == ["trolley.s [N]", "winch.beta [N m]"]
     # a spherical joint's and a body's rotations are torques, a body's translation a force
     ax = plotting.plot_controls(t, np.ones((4, 3)), ["wrist.wx", "body.wz", "body.vx"])
-    assert [a.get_ylabel() for a in ax.figure.axes] == ["u = −(applied torque) [N m]", "u = −(applied force) [N]"]
+    assert [a.get_ylabel() for a in ax.figure.axes] == ["u: applied torque [N m]", "u: applied force [N]"]
     ax = plotting.plot_controls(t, u, ["a", "b"], units="1")
-    assert ax.get_ylabel() == "u = −(applied generalised force) [1]"
+    assert ax.get_ylabel() == "u: applied generalised force [1]"
     # names that are not the library's column names tell no unit ("wrist" is not a body's wx)
     ax = plotting.plot_controls(t, u, ["elbow", "wrist"])
-    assert len(ax.figure.axes) == 1 and ax.get_ylabel() == "u = −(applied generalised force) [unit not known]"
+    assert len(ax.figure.axes) == 1 and ax.get_ylabel() == "u: applied generalised force [unit not known]"
 
 
 def _units(label):

@@ -27,7 +27,7 @@ module                 what it states
 
 from .charts import (chart, chart_basis, chart_coordinates, chart_function, chart_jets, chart_replayed, chart_states,
                      chart_transpose, chart_velocity)
-from .common import full_controls
+from .common import thesis_controls
 from .energy_momentum import bem_residuals, joint_rates, rem_residuals
 from .midpoint import gc_residuals
 from .rattle import rattle_residuals
@@ -35,5 +35,5 @@ from .variational import dmocc_lm_residuals, dmocc_residuals, final_velocity, la
 
 __all__ = ["chart", "chart_basis", "chart_coordinates", "chart_function", "chart_jets", "chart_replayed",
            "chart_states", "chart_transpose", "chart_velocity",
-           "full_controls", "bem_residuals", "joint_rates", "rem_residuals", "gc_residuals", "dmocc_lm_residuals",
+           "thesis_controls", "bem_residuals", "joint_rates", "rem_residuals", "gc_residuals", "dmocc_lm_residuals",
            "dmocc_residuals", "final_velocity", "lagrangian_slopes", "projected_velocity", "rattle_residuals"]

@@ -1,8 +1,10 @@
 """Pieces shared by the step equations of several schemes.
 
-``u`` is always the control (minus the applied generalised force on the
-actuated coordinates); ``ν`` the interval joint rates; ``K`` the Rayleigh
-friction coefficients of the system.
+``u`` is always the control: the applied generalised force on the actuated
+coordinates (N, N m).  The step equations are written in the thesis's sign,
+``M v̇ + ∇V + Gᵀγ + Bᵀ(K ν + ū) = 0`` with ``ū = -u`` (:func:`thesis_controls`),
+so that each reads as the equation it cites; ``ν`` the interval joint rates;
+``K`` the Rayleigh friction coefficients of the system.
 """
 
 import weakref
@@ -11,7 +13,7 @@ import numpy as np
 
 from ..mechanics.linalg import as_array, shared_array
 
-__all__ = ["full_controls", "efforts", "midpoint", "compiled_function", "applied", "symbols", "sx_matrix",
+__all__ = ["thesis_controls", "efforts", "midpoint", "compiled_function", "applied", "symbols", "sx_matrix",
            "numeric", "numeric_kinematics"]
 
 #: system → {key: (layout, q_ref, casadi.Function)}.  Weak keys: the functions go
@@ -181,26 +183,29 @@ def interval_joint_rates(system, q, h):
                      for k in range(len(q) - 1)])
 
 
-def full_controls(system, u):
-    """Place the actuated controls ``u`` (length n_act) into a length-dof vector.
+def thesis_controls(system, u):
+    """The controls as the thesis writes them, ``ū = -u`` (minus the applied generalised
+    force), placed into a length-dof vector over the joint rates ν: the one place where
+    the library's sign (u the applied force) meets the papers' equations
+    ``M v̇ + ∇V + Gᵀγ + Bᵀ(K ν + ū) = 0`` (thesis §0).
 
     Examples
     --------
-    A two-link arm with a motor at the elbow only:
+    A two-link arm with a motor at the elbow only, applying 0.5 N m:
 
     >>> from pyomo_mbdyn.mechanics import examples
     >>> arm = examples.double_pendulum(actuated=["elbow"])
-    >>> arm.velocities, full_controls(arm, [0.5])
-    (['shoulder.angle', 'elbow.angle'], [0.0, 0.5])
+    >>> arm.velocities, thesis_controls(arm, [0.5])
+    (['shoulder.angle', 'elbow.angle'], [0.0, -0.5])
     """
     full = [0.0] * system.n_velocities
     for a, idx in enumerate(system.actuated_indices):
-        full[idx] = u[a]
+        full[idx] = -u[a]
     return full
 
 
 def efforts(system, nu, u_full):
-    """``K ν + u`` without zero terms."""
+    """``K ν + ū`` without zero terms (``ū`` from :func:`thesis_controls`)."""
     K = system.friction
     out = []
     for j in range(system.n_velocities):

@@ -9,13 +9,13 @@ Pyomo variables or CasADi symbols: the Newton stepper of
 Notation: ``q_{k+½} = (q_k + q_{k+1})/2``, ``v_{k+½}`` likewise;
 ``G = G(q_{k+½})``; ``B = B(q♯_{k+½})`` the contravariant control matrix;
 ``K`` the Rayleigh friction coefficients; ``u`` the interval controls (zero on
-unactuated coordinates) entering as ``M v̇ + ∇V + Gᵀγ + Bᵀ(Kν + u) = 0``.
+unactuated coordinates) entering as ``M v̇ + ∇V + Gᵀγ + Bᵀ(Kν - u) = 0``.
 """
 
 import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared_array
-from .common import efforts, full_controls, midpoint
+from .common import efforts, thesis_controls, midpoint
 
 __all__ = ["joint_rates", "bem_residuals", "rem_residuals"]
 
@@ -43,7 +43,7 @@ def bem_residuals(system, h, q0, v0, q1, v1, lam, nu, u, contravariant=True):
     Returns a dict of arrays:
 
     ``kinematics``        q_{k+1} - q_k - h v_{k+½}                          (n)
-    ``momentum_balance``  M (v_{k+1} - v_k) + h [Gᵀγ + Bᵀ(Kν + u) + ∇V]       (n)
+    ``momentum_balance``  M (v_{k+1} - v_k) + h [Gᵀγ + Bᵀ(Kν - u) + ∇V]       (n)
     ``constraint``        Φ(q_{k+1})                                         (m)
     ``joint_rates``       ν - B v_{k+½}                                      (dof)
 
@@ -74,7 +74,7 @@ def bem_residuals(system, h, q0, v0, q1, v1, lam, nu, u, contravariant=True):
     G = system.active_jacobian(q_mid)
     B = system.control_matrix(q_mid, contravariant)
     M = np.diag(system.mass_matrix())
-    force = as_array(matmul(G.T, lam) + matmul(B.T, efforts(system, nu, full_controls(system, u)))
+    force = as_array(matmul(G.T, lam) + matmul(B.T, efforts(system, nu, thesis_controls(system, u)))
                      + system.potential_gradient())
     return {
         "kinematics": as_array(q1 - q0 - v_mid * h),
@@ -132,7 +132,7 @@ def rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation="exp"):
     M = np.diag(system.mass_matrix())
     friction = efforts(system, nu, [0.0] * system.n_velocities)
     inner = shared_array(M * (v1 - v0) + (matmul(B.T, friction) + system.potential_gradient()) * h)
-    u_full = as_array(np.array(full_controls(system, u), dtype=object))
+    u_full = as_array(np.array(thesis_controls(system, u), dtype=object))
     if system.inputs_dual_to_null_space:
         reduced_u = u_full
     else:

@@ -2,7 +2,7 @@
 
 The continuous Galerkin method of degree k = 2 (Betsch & Steinmann, "Conservation
 properties of a time FE method", parts I and III, IJNME 49 (2000) and 53 (2002)) for
-``M v̇ + ∇V + G(q)ᵀγ + B(q)ᵀu = 0``, Φ(q) = 0, in natural coordinates: on each step
+``M v̇ + ∇V + G(q)ᵀγ - B(q)ᵀu = 0``, Φ(q) = 0, in natural coordinates: on each step
 q(t) and v(t) are quadratic through the nodes (q_k, q_{k+½}, q_{k+1}), (v_k, v_{k+½},
 v_{k+1}), γ(t) is linear, and the kinematic, momentum and constraint-rate equations
 are tested with the linear functions.  With the constant M and ∇V of natural
@@ -13,7 +13,7 @@ Galerkin equations are the equations at the two Gauss points:
 ::
 
     kinematics_g   q̇(τ_g) - v(τ_g)                                          (n, g = 1, 2)
-    momentum_g     M v̇(τ_g) + ∇V + G(q(τ_g))ᵀγ_g + B(q(τ_g))ᵀu_g             (n, g = 1, 2)
+    momentum_g     M v̇(τ_g) + ∇V + G(q(τ_g))ᵀγ_g - B(q(τ_g))ᵀu_g             (n, g = 1, 2)
     constraint     Φ(q_{k+1})                                               (m)
     constraint_rate_difference   G(q(τ_2)) q̇(τ_2) - G(q(τ_1)) q̇(τ_1)        (m)
 
@@ -23,7 +23,7 @@ dropping the Φ(q_N) rows as for the other schemes).  Unknowns q_{k+½}, q_{k+1}
 v_{k+1}, γ_1, γ_2 (4n + 2m).
 
 What it conserves, exactly (each identity is an exact integral of a cubic):
-``T + V + W`` with the controls' work ``W = h Σ_g ½ u_g·B(q_g) q̇_g`` (test the momentum
+``T + V + W`` with the work done on the controls ``W = -h Σ_g ½ u_g·B(q_g) q̇_g`` (test the momentum
 equation with q̇, the kinematic one with M v̇; the constraint forces do no work since
 ∫ γ·Φ̇ dt = 0), the momentum maps of symmetries (q × M q̇ vanishes pointwise), and Φ at
 the nodes.  Fourth order at the nodes for q and for the generalised velocities (the
@@ -36,7 +36,7 @@ For k = 1 the same construction is BEM.  Any backend (floats, Pyomo, CasADi).
 import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared_array
-from .common import full_controls
+from .common import thesis_controls
 from .steps import OneStep
 
 __all__ = ["GAUSS_NODES", "GAUSS_WEIGHTS", "galerkin_residuals", "galerkin_work", "GalerkinStep", "GALERKIN_STEP"]
@@ -66,7 +66,7 @@ def galerkin_residuals(system, h, q0, v0, q_mid, v_mid, q1, v1, lam1, lam2, u1, 
     """Residuals of one cG(2) step (the module docstring's groups, ``kinematics_1`` …).
 
     ``lam1``, ``lam2`` are the multipliers γ at the two Gauss points (ordered as
-    ``system.active_labels()``), ``u1``, ``u2`` the actuated controls there (u is minus
+    ``system.active_labels()``), ``u1``, ``u2`` the actuated controls there (u is
     the applied generalised force).
 
     Examples
@@ -94,7 +94,7 @@ def galerkin_residuals(system, h, q0, v0, q_mid, v_mid, q1, v1, lam1, lam2, u1, 
         q, q_dot = shared_array(q), shared_array(q_dot)
         G = system.active_jacobian(q)
         B = system.control_matrix(q)
-        u_full = as_array(np.array(full_controls(system, u), dtype=object))
+        u_full = as_array(np.array(thesis_controls(system, u), dtype=object))
         out[f"kinematics_{g}"] = as_array(q_dot - v)
         out[f"momentum_{g}"] = as_array(M * v_dot + system.potential_gradient() + matmul(G.T, as_array(lam))
                                         + matmul(B.T, u_full))
@@ -105,8 +105,9 @@ def galerkin_residuals(system, h, q0, v0, q_mid, v_mid, q1, v1, lam1, lam2, u1, 
 
 
 def galerkin_work(system, h, q0, q_mid, q1, u1, u2):
-    """The controls' work on one step, ``h Σ_g ½ u_g·B(q_g) q̇_g`` (numbers): the W with
-    which T + V + W is constant to round-off.
+    """The work done on the controls in one step, ``W = -h Σ_g ½ u_g·B(q_g) q̇_g`` (numbers; u
+    the applied force, so W < 0 while the motors drive): the W with which T + V + W is
+    constant to round-off.
 
     Examples
     --------
@@ -126,7 +127,7 @@ def galerkin_work(system, h, q0, q_mid, q1, u1, u2):
     work = 0.0
     for (q, q_dot), u, weight in zip(_at_gauss_points(h, nodes), (u1, u2), GAUSS_WEIGHTS):
         rates = np.asarray(system.control_matrix(np.asarray(q, float)), float) @ np.asarray(q_dot, float)
-        work += weight * float(np.asarray(u, float) @ rates[system.actuated_indices])
+        work -= weight * float(np.asarray(u, float) @ rates[system.actuated_indices])
     return h * work
 
 

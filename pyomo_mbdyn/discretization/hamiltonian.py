@@ -4,14 +4,14 @@ The system is a Hamiltonian system in generalised coordinates,
 
     H(q, p) = ½ pᵀ M(q)⁻¹ p + V(q),   x = (q, p) ∈ R²ⁿ,
 
-controlled as q̇ = ∇_p H, ṗ = -∇_q H - u (u enters with the sign of ∇V, thesis
-§0), with the control effort J = ∫ ½|u|² dt.  On the uniform grid t_k = k h,
+controlled as q̇ = ∇_p H, ṗ = -∇_q H + u (u the applied generalised force; the thesis,
+§0, writes its control with the sign of ∇V, ū = -u), with the control effort J = ∫ ½|u|² dt.  On the uniform grid t_k = k h,
 h = T/N, with node states x_k and interval controls and costates u_{k,k+1},
 λ_{k,k+1} = (λ^q, λ^p), a :class:`DNCOBlock` holds
 
 * the **state equations** (``kinematics``, ``momentum_balance``, k = 0..N-1)
 
-      (x_{k+1} - x_k)/h = 𝕁 ∇̄H(x_k, x_{k+1}) - (0, u_{k,k+1}),   𝕁 = [[0, I], [-I, 0]],
+      (x_{k+1} - x_k)/h = 𝕁 ∇̄H(x_k, x_{k+1}) + (0, u_{k,k+1}),   𝕁 = [[0, I], [-I, 0]],
 
   with the discrete gradient ∇̄H chosen by ``gradient``:
 
@@ -34,12 +34,12 @@ h = T/N, with node states x_k and interval controls and costates u_{k,k+1},
   built from the same discrete gradient as the state equations (for
   ``"greenspan"`` on the V-block only, which for n = 1 is Eq. 8.21
   (∇̄V_{k,k+1} - ∇̄V_{k-1,k})/(q_{k+½} - q_{k-½}); for ``"midpoint"`` Eq. 8.26),
-  and the **control equations** ``control``: 0 = u_{k,k+1} + λ^p_{k,k+1}.
+  and the **control equations** ``control``: 0 = u_{k,k+1} - λ^p_{k,k+1}.
   With x_0 and x_N fixed this is square: 2n(N-1) + 2nN + nN unknowns and
   equations.  Because ∇̄ₓₓH Δx = ∇̄H_{k,k+1} - ∇̄H_{k-1,k} by construction, the
   discrete Hamiltonian
 
-      H^d_{k,k+1} = -½|u|² + λ_{k,k+1}·[𝕁 ∇̄H(x_k, x_{k+1}) - (0, u)]
+      H^d_{k,k+1} = -½|u|² + λ_{k,k+1}·[𝕁 ∇̄H(x_k, x_{k+1}) + (0, u)]
 
   is the same on every interval (thesis §2.11, proof of Eq. 8.54).  The
   objective of the square system is the constant 0; ``cost`` holds J_d;
@@ -48,8 +48,8 @@ h = T/N, with node states x_k and interval controls and costates u_{k,k+1},
   *direct* DNCO, and the NLP duals of ``kinematics``/``momentum_balance`` are
   the (trapezoidal) costates: see :mod:`pyomo_mbdyn.ocp.costates`.
 
-Energy: with the Gonzalez or Greenspan gradient H(x_{k+1}) - H(x_k) = -u·Δq
-exactly, so T + V + W with the discrete work W_k = Σ_{i<k} u_{i,i+1}·(q_{i+1} - q_i)
+Energy: with the Gonzalez or Greenspan gradient H(x_{k+1}) - H(x_k) = u·Δq
+exactly, so T + V + W with the discrete work W_k = -Σ_{i<k} u_{i,i+1}·(q_{i+1} - q_i)
 is constant (thesis §2.11 caveat: the work (8.39) is not consistent).
 
 Removable singularity.  The quotients above are 0/0 when Δx → 0.  Every
@@ -202,11 +202,11 @@ def _J_transpose(v, n):
 
 
 def state_residual(system, x0, x1, u, h, g):
-    """(x_1 - x_0)/h - 𝕁 g + (0, u) for a given discrete gradient g (length 2n)."""
+    """(x_1 - x_0)/h - 𝕁 g - (0, u) for a given discrete gradient g (length 2n)."""
     n = system.n
     x0, x1, u, g = _obj(x0), _obj(x1), _obj(u), _obj(g)
     rate = _per_step(x1 - x0, h)
-    return _finish(np.concatenate([rate[:n] - g[n:], rate[n:] + g[:n] + u]))
+    return _finish(np.concatenate([rate[:n] - g[n:], rate[n:] + g[:n] - u]))
 
 
 def _per_step(a, h):
@@ -232,10 +232,10 @@ def costate_residual(system, x_prev, x, x_next, lam_prev, lam_next, h, g_prev, g
 
 
 def discrete_hamiltonian(system, u, lam, g):
-    """H^d = -½|u|² + λ·[𝕁 g - (0, u)] on one interval (thesis Eq. 8.17 / 8.48)."""
+    """H^d = -½|u|² + λ·[𝕁 g + (0, u)] on one interval (thesis Eq. 8.17 / 8.48, u the applied force)."""
     n = system.n
     u, lam, g = _obj(u), _obj(lam), _obj(g)
-    f = np.concatenate([g[n:], -g[:n] - u])
+    f = np.concatenate([g[n:], -g[:n] + u])
     value = -0.5 * _dot(u, u) + _dot(lam, f)
     return float(value) if backend_of([value]) == "float" else value
 

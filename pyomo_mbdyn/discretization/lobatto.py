@@ -3,7 +3,7 @@
 The partitioned Lobatto IIIA–IIIB method with s = 3 stages (Jay 1996, "Symplectic
 partitioned Runge–Kutta methods for constrained Hamiltonian systems", SIAM J. Numer.
 Anal. 33; the SPARK family; Hairer, Lubich & Wanner, *Geometric Numerical Integration*,
-2nd ed., §VII.1.5 and §VI.6.4) for ``M v̇ + ∇V + G(q)ᵀγ + B(q)ᵀu = 0``, Φ(q) = 0,
+2nd ed., §VII.1.5 and §VI.6.4) for ``M v̇ + ∇V + G(q)ᵀγ - B(q)ᵀu = 0``, Φ(q) = 0,
 with the stage abscissae c = (0, ½, 1), the weights b = (⅙, ⅔, ⅙) and
 
 ::
@@ -23,7 +23,7 @@ position level.  RATTLE is the s = 2 member.
 With the constant mass matrix and the constant ∇V of natural coordinates the stage
 momenta can be eliminated (they enter linearly): with the stage forces
 
-    F_s = -∇V - G(Q_s)ᵀΓ_s - B(Q_s)ᵀu_s,   Q_1 = q_k,  Q_2 = q_{k+½},  Q_3 = q_{k+1},
+    F_s = -∇V - G(Q_s)ᵀΓ_s + B(Q_s)ᵀu_s,   Q_1 = q_k,  Q_2 = q_{k+½},  Q_3 = q_{k+1},
 
 one step ``(q_k, v_k) → (q_{k+1}, v_{k+1})`` is (because Â's last column vanishes,
 F_3 reaches v_{k+1} only)
@@ -39,7 +39,7 @@ F_3 reaches v_{k+1} only)
 
 with the unknowns q_{k+½}, q_{k+1}, v_{k+1} and the stage multipliers Γ_1, Γ_2, Γ_3
 (3n + 3m).  Controls act at the stages: ``u_s`` is the control at t_k + c_s h (u is
-minus the applied generalised force, as everywhere in the library); one control per
+the applied generalised force, as everywhere in the library); one control per
 stage makes the optimal-control discretisation of the same order (its cost
 ``h Σ_s b_s |u_s|²`` uses the method's own weights; Ober-Blöbaum, Junge & Marsden 2011:
 DMOC with a symplectic partitioned Runge–Kutta method).  Closed loops use the active
@@ -49,7 +49,7 @@ rows (``system.active_labels()``).  Any backend (floats, Pyomo, CasADi).
 import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared_array
-from .common import full_controls
+from .common import thesis_controls
 from .steps import OneStep
 
 __all__ = ["LOBATTO_A", "LOBATTO_B_HAT", "LOBATTO_WEIGHTS", "LOBATTO_NODES", "lobatto_residuals",
@@ -63,11 +63,11 @@ LOBATTO_NODES = np.array([0.0, 0.5, 1.0])
 
 
 def stage_force(system, q, multipliers, u):
-    """``F = -∇V - G(q)ᵀΓ - B(q)ᵀu`` at a stage (active constraint rows; u the actuated
-    controls, minus the applied force)."""
+    """``F = -∇V - G(q)ᵀΓ + B(q)ᵀu`` at a stage (active constraint rows; u the actuated
+    controls, the applied force)."""
     G = system.active_jacobian(q)
     B = system.control_matrix(q)
-    u_full = as_array(np.array(full_controls(system, u), dtype=object))
+    u_full = as_array(np.array(thesis_controls(system, u), dtype=object))
     return as_array(-system.potential_gradient() - matmul(G.T, as_array(multipliers)) - matmul(B.T, u_full))
 
 
@@ -112,7 +112,8 @@ def lobatto_residuals(system, h, q0, v0, q_mid, q1, v1, lam, lam_mid, lam_end, u
 
 
 def stage_work(system, h, q0, v0, q_mid, q1, lam, lam_mid, u_start, u_mid, u_end):
-    """The controls' work on one step by the method's quadrature, ``h Σ_s b_s u_s·B(Q_s)V_s``,
+    """The work done on the controls in one step by the method's quadrature,
+    ``W = -h Σ_s b_s u_s·B(Q_s)V_s`` (u the applied force),
     with the IIIB stage velocities ``V_s = v_k + h M⁻¹ Σ_j â_sj F_j`` (F_3 does not enter:
     Â's last column vanishes); numbers only.  The column W of the conservation table of a
     Lobatto trajectory: T + V + W then has the scheme's O(h⁴) error (the interval rates
@@ -143,7 +144,7 @@ def stage_work(system, h, q0, v0, q_mid, q1, lam, lam_mid, u_start, u_mid, u_end
         V = v0 + h * (LOBATTO_B_HAT[s, 0] * F[0] + LOBATTO_B_HAT[s, 1] * F[1]) / M
         B = np.asarray(system.control_matrix(q), float)
         rates = B @ V
-        work += LOBATTO_WEIGHTS[s] * float(np.asarray(u, float) @ rates[system.actuated_indices])
+        work -= LOBATTO_WEIGHTS[s] * float(np.asarray(u, float) @ rates[system.actuated_indices])
     return h * work
 
 

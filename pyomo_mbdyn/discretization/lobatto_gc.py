@@ -14,8 +14,8 @@ Integration*, 2nd ed., §VI.6.3–6.4: it *is* the Lobatto IIIA–IIIB pair with
     h Θ̇_1 = −3θ_k + 4θ_{k+½} − θ_{k+1},   h Θ̇_2 = θ_{k+1} − θ_k,   h Θ̇_3 = θ_k − 4θ_{k+½} + 3θ_{k+1},
 
 and the action ``S(θ_k, θ_{k+½}, θ_{k+1}) = h Σ_s b_s L(Θ_s, Θ̇_s)``.  The controls act at
-the stages as the generalised forces ``F_s = −P̃(Θ_s)ᵀB(q(Θ_s))ᵀu_s`` (u minus the applied
-force, as everywhere in the library; F_s = −u_s on a chain of revolute and prismatic
+the stages as the generalised forces ``F_s = P̃(Θ_s)ᵀB(q(Θ_s))ᵀu_s`` (u the applied
+force, as everywhere in the library; F_s = u_s on a chain of revolute and prismatic
 joints), their virtual work by the same quadrature (discrete Lagrange–d'Alembert).  One
 step ``(θ_k, ṽ_k) → (θ_{k+1}, ṽ_{k+1})`` is the pair of discrete Legendre transforms and
 the stationarity of S in the middle node:
@@ -38,7 +38,7 @@ Written out, ``∂S/∂θ_j = h b_j ∂L/∂θ(Θ_j, Θ̇_j) + Σ_s b_s p(Θ_s, 
 stage momenta P_s = p(Θ_s, Θ̇_s) and slopes ∂L/∂θ of the partitioned Runge–Kutta form, with
 ``∂L/∂θ = (∂(P̃θ̇)/∂θ)ᵀ M P̃θ̇ − P̃ᵀ∇V`` by one reverse pass of L through the chart (CasADi's
 algorithmic differentiation) at each stage; where the chart's rates are the generalised
-velocities (chains of revolute and prismatic joints, B P̃ = I) the stage forces are −u_s.  The step is compiled once per system and rotation
+velocities (chains of revolute and prismatic joints, B P̃ = I) the stage forces are u_s.  The step is compiled once per system and rotation
 parametrisation (:func:`.common.compiled_function`) and used in every backend
 (:func:`.common.applied`: numbers evaluate it, CasADi graphs call it, Pyomo expressions
 replay it).
@@ -47,7 +47,7 @@ replay it).
 import numpy as np
 
 from .charts import chart_velocity
-from .common import applied, compiled_function, full_controls, symbols
+from .common import applied, compiled_function, thesis_controls, symbols
 from .lobatto import LOBATTO_WEIGHTS
 from .steps import ChartStep
 
@@ -117,9 +117,9 @@ def _step_function(system, rotation):
                          + sum(weights[s] * float(STAGE_RATES[s, j]) * stages[s][1] for s in range(3))
                          for j in range(3)]
         def stage_force(theta, q, u):
-            """F_s = −P̃ᵀBᵀu_s (θ_s a node symbol): −u_s where the chart's rates are the
+            """F_s = P̃ᵀBᵀu_s = −P̃ᵀBᵀū_s (θ_s a node symbol): u_s where the chart's rates are the
             generalised velocities, else by a reverse pass through the chart."""
-            full = np.array(full_controls(system, u), dtype=object)
+            full = np.array(thesis_controls(system, u), dtype=object)
             if direct:
                 return -casadi.vertcat(*[casadi.SX(x) for x in full])
             B = system.control_matrix(np.array([q[i] for i in range(q.shape[0])], dtype=object))
@@ -173,7 +173,8 @@ def lobatto_gc_residuals(system, h, th0, vt0, th_mid, th1, vt1, u_start, u_mid, 
 
 
 def lobatto_gc_work(system, h, th0, th_mid, th1, u_start, u_mid, u_end, rotation="exp"):
-    """The controls' work on one step by the method's quadrature, ``h Σ_s b_s u_s·ν_s`` with
+    """The work done on the controls in one step by the method's quadrature,
+    ``W = -h Σ_s b_s u_s·ν_s`` (u the applied force) with
     the stage joint rates ``ν_s = B(q(Θ_s)) P̃(Θ_s) Θ̇_s`` (= Θ̇_s on a chain of revolute
     joints); numbers only.  The column W of a trajectory's conservation table: T + V + W
     has the scheme's O(h⁴) error.
@@ -198,7 +199,7 @@ def lobatto_gc_work(system, h, th0, th_mid, th1, u_start, u_mid, u_end, rotation
     for b, theta, rate, u in zip(LOBATTO_WEIGHTS, nodes, _stage_rates(h, nodes), (u_start, u_mid, u_end)):
         q, v, _ = chart_velocity(system, theta, rate, rotation)
         rates = np.asarray(system.control_matrix(np.asarray(q, float)), float) @ np.asarray(v, float)
-        work += b * float(np.asarray(u, float) @ rates[system.actuated_indices])
+        work -= b * float(np.asarray(u, float) @ rates[system.actuated_indices])
     return h * work
 
 

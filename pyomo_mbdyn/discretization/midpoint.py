@@ -8,7 +8,7 @@ import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared_array
 from .charts import chart_jets, chart_transpose
-from .common import efforts, full_controls, midpoint
+from .common import efforts, thesis_controls, midpoint
 
 __all__ = ["gc_residuals"]
 
@@ -20,10 +20,10 @@ def gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation="exp", nu=None, inve
 
         kinematics            θ_{k+1} - θ_k - h ṽ_{k+½}                               (dof)
         momentum_balance      M̃(θ_{k+½})(ṽ_{k+1} - ṽ_k)
-                              + h P̃ᵀ[M Ṗṽ + ∇V + Bᵀ(K ν + u)]                          (dof)
+                              + h P̃ᵀ[M Ṗṽ + ∇V + Bᵀ(K ν - u)]                          (dof)
 
     with ``M̃ = P̃ᵀ M P̃``, all at ``θ_{k+½}, ṽ_{k+½}``, evaluated as
-    ``P̃ᵀ[M(P̃(ṽ_{k+1} - ṽ_k) + h Ṗṽ) + h(∇V + Bᵀ(K ν + u))]`` (M̃ is never formed), and ``ν = B P̃ ṽ_{k+½}``
+    ``P̃ᵀ[M(P̃(ṽ_{k+1} - ṽ_k) + h Ṗṽ) + h(∇V + Bᵀ(K ν - u))]`` (M̃ is never formed), and ``ν = B P̃ ṽ_{k+½}``
     (= ṽ for chains of revolute and prismatic joints, where ``P̃ᵀBᵀ = I`` and
     the thesis's ``u + K ṽ`` results).  Neither energy nor momentum consistent.
 
@@ -40,7 +40,7 @@ def gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation="exp", nu=None, inve
     th_mid, vt_mid = midpoint(th0, th1), midpoint(vt0, vt1)
     if inverse_dynamics is not None:
         rates = vt_mid if nu is None else as_array(nu)
-        effort = efforts(system, rates, full_controls(system, u))
+        effort = efforts(system, rates, thesis_controls(system, u))
         tau = as_array(inverse_dynamics(th_mid, vt_mid, as_array((vt1 - vt0) / h)))
         out = {"kinematics": as_array(th1 - th0 - vt_mid * h),
                "momentum_balance": as_array((tau + effort) * h)}
@@ -52,7 +52,7 @@ def gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation="exp", nu=None, inve
     M = np.diag(system.mass_matrix())
     B = system.control_matrix(q_mid)
     rates = shared_array(matmul(B, v_mid)) if nu is None else as_array(nu)
-    effort = efforts(system, rates, full_controls(system, u))
+    effort = efforts(system, rates, thesis_controls(system, u))
     force = shared_array(system.potential_gradient() + matmul(B.T, effort))
     # M̃ Δṽ + h P̃ᵀ[M a + f] written as P̃ᵀ[M (P̃ Δṽ + h a) + h f]: M̃ = P̃ᵀ M P̃ is never
     # formed, and P̃ᵀ is one reverse pass (the Panda's step: 13 725 → 8 300 CasADi instructions)

@@ -2,7 +2,7 @@
 
 RATTLE (Andersen 1983; Leimkuhler & Skeel 1994; Hairer, Lubich & Wanner,
 *Geometric Numerical Integration*, 2nd ed., §VII.1.4, Eq. (1.26)) for the
-equations of motion ``M v̇ + ∇V + Gᵀγ + Bᵀu = 0`` with holonomic constraints
+equations of motion ``M v̇ + ∇V + Gᵀγ - Bᵀu = 0`` (u the applied force) with holonomic constraints
 ``Φ(q) = 0``: symmetric, symplectic, second order, exact for the momentum maps
 of symmetries of V, Φ and the forces, and with the constraints and their
 derivative (``G(q) v = 0``) satisfied at every node.  Any backend (floats,
@@ -17,14 +17,14 @@ forces of DMOCC (DMOCC paper Eq. 3.10; cf.
 import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared_array
-from .common import full_controls
+from .common import thesis_controls
 from .steps import OneStep
 
 __all__ = ["rattle_residuals", "RattleStep", "RATTLE_STEP"]
 
 
 def _nodal_force(system, q, multipliers, u_full):
-    """``∇V + G(q)ᵀμ + B(q)ᵀu`` at a node."""
+    """``∇V + G(q)ᵀμ + B(q)ᵀū`` at a node (``ū = -u`` from :func:`.common.thesis_controls`)."""
     G = system.constraint_jacobian(q)
     B = system.control_matrix(q)
     return as_array(system.potential_gradient() + matmul(G.T, as_array(multipliers))
@@ -40,16 +40,16 @@ def rattle_residuals(system, h, q0, v0, q1, v1, lam, mu, u):
     ::
 
         momentum_first_half       M((q_{k+1} - q_k)/h - v_k)
-                                  + h/2 [∇V + G(q_k)ᵀλ + B(q_k)ᵀu_k]              (n)
+                                  + h/2 [∇V + G(q_k)ᵀλ - B(q_k)ᵀu_k]              (n)
         constraint                Φ(q_{k+1})                                      (m)
         momentum_second_half      M(v_{k+1} - (q_{k+1} - q_k)/h)
-                                  + h/2 [∇V + G(q_{k+1})ᵀμ + B(q_{k+1})ᵀu_k]      (n)
+                                  + h/2 [∇V + G(q_{k+1})ᵀμ - B(q_{k+1})ᵀu_k]      (n)
         hidden_constraint         G(q_{k+1}) v_{k+1}                              (m)
 
     Unknowns ``q_{k+1}, v_{k+1}, λ, μ``: 2n + 2m equations.  ``lam`` and ``mu``
     are the multipliers of the two half steps (ordered as
     ``system.constraint_labels()``), ``u`` the actuated controls of the
-    interval (u is minus the applied generalised force).  ``B(q)`` at a node is
+    interval (u is the applied generalised force).  ``B(q)`` at a node is
     ``system.control_matrix(q)`` as in DMOCC's lumped controls; at an
     admissible node its contravariant evaluation equals the plain one
     (orthonormal directors are their own duals).  Rayleigh friction is not
@@ -57,7 +57,7 @@ def rattle_residuals(system, h, q0, v0, q1, v1, lam, mu, u):
     """
     q0, v0, q1, v1 = as_array(q0), as_array(v0), as_array(q1), as_array(v1)
     M = np.diag(system.mass_matrix())
-    u_full = as_array(np.array(full_controls(system, u), dtype=object))
+    u_full = as_array(np.array(thesis_controls(system, u), dtype=object))
     half_step = shared_array(M * (q1 - q0) * (1.0 / h))
     first = _nodal_force(system, q0, lam, u_full)
     second = _nodal_force(system, q1, mu, u_full)

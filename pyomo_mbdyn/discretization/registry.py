@@ -32,7 +32,7 @@ Capabilities
     ``"legendre"`` (reduced discrete Legendre transform, DMOCC 3.21);
 ``multipliers``
     where the momentum multipliers λ^p live and which input map E gives the
-    controls from them (u = -E λ^p / 2w, :mod:`pyomo_mbdyn.ocp.multipliers`):
+    controls from them (u = E λ^p / 2w, :mod:`pyomo_mbdyn.ocp.multipliers`):
     ``"redundant"`` (one per coordinate, ``body[b].momentum_balance``, E = B),
     ``"reduced"`` (one per generalised velocity, ``momentum_balance``, E = B P),
     ``"chart"`` (``momentum_balance`` in chart coordinates, E = B P̃), or None;

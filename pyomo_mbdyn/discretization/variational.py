@@ -10,7 +10,7 @@ backend (floats, Pyomo, CasADi).
 import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared, shared_array
-from .common import full_controls, numeric_kinematics
+from .common import thesis_controls, numeric_kinematics
 
 __all__ = ["lagrangian_slopes", "lumped_controls", "dmocc_lm_residuals", "dmocc_residuals",
            "projected_velocity", "final_velocity"]
@@ -40,12 +40,11 @@ def lagrangian_slopes(system, h, qa, qb):
 
 
 def lumped_controls(system, q, u, h):
-    """``(h/2) B(q)ᵀ u`` — the redundant force of one lumped control (DMOCC 3.10–3.11).
-
-    With the library's sign (u = minus the applied force) the discrete force
-    is ``f = -(h/2) Bᵀ u``.
+    """``(h/2) B(q)ᵀ ū`` with ``ū = -u`` — the redundant force of one lumped control in the
+    paper's sign (DMOCC 3.10–3.11): with ``u`` the applied force the discrete force is
+    ``f = (h/2) Bᵀ u``.
     """
-    u_full = as_array(np.array(full_controls(system, u), dtype=object))
+    u_full = as_array(np.array(thesis_controls(system, u), dtype=object))
     return as_array(matmul(system.control_matrix(q).T, u_full) * (0.5 * h))
 
 
@@ -59,7 +58,7 @@ def dmocc_lm_residuals(system, h, q_prev, q, q_next, lam, u_prev, u, v0=None):
         constraint             Φ(q_{n+1})                                             (m)
 
     At the first node (``q_prev is None``) the momentum condition
-    ``M v_0 + D1L_d(q_0, q_1) - (h/2) G(q_0)ᵀλ_0 - (h/2) B(q_0)ᵀu_0 = 0`` (3.13,
+    ``M v_0 + D1L_d(q_0, q_1) - (h/2) G(q_0)ᵀλ_0 + (h/2) B(q_0)ᵀu_0 = 0`` (3.13,
     3.21) replaces momentum matching.
     """
     q, q_next, lam = as_array(q), as_array(q_next), as_array(lam)
@@ -98,7 +97,7 @@ def dmocc_residuals(system, h, q_prev, q, w, q_next, u_prev, u, v0=None, rotatio
     loops = system.has_loops
 
     def reduced(controls):
-        u_full = as_array(np.array(full_controls(system, controls), dtype=object))
+        u_full = as_array(np.array(thesis_controls(system, controls), dtype=object))
         return as_array(matmul(P.T, matmul(system.control_matrix(q).T, u_full))) if loops else u_full
 
     u_now = reduced(u) * (0.5 * h)
@@ -122,8 +121,8 @@ def dmocc_residuals(system, h, q_prev, q, w, q_next, u_prev, u, v0=None, rotatio
 def projected_velocity(system, h, q, q_next, u, q_prev=None, u_prev=None):
     """Node velocity ``M⁻¹ ᵠp`` from the projected discrete Legendre transform (DMOCC 3.16).
 
-    ``p̃⁻_n = -D1L_d(q_n, q_{n+1}) + (h/2) B(q_n)ᵀu_n`` (or, at the last node,
-    ``p̃⁺_N = D2L_d(q_{N-1}, q_N) - (h/2) B(q_N)ᵀu_{N-1}``), projected with
+    ``p̃⁻_n = -D1L_d(q_n, q_{n+1}) - (h/2) B(q_n)ᵀu_n`` (u the applied force; or, at the last node,
+    ``p̃⁺_N = D2L_d(q_{N-1}, q_N) + (h/2) B(q_N)ᵀu_{N-1}``), projected with
     ``Q = I - Gᵀ(G M⁻¹ Gᵀ)⁻¹ G M⁻¹`` onto momenta consistent with the
     constraints; numbers only (G(q) and B(q) from functions compiled once per system).
 
@@ -155,7 +154,7 @@ def projected_velocity(system, h, q, q_next, u, q_prev=None, u_prev=None):
     q = np.asarray(q, float)
     G, B = numeric_kinematics(system, q, ("G", "B"))  # compiled once per system
     D1, _ = lagrangian_slopes(system, h, q, np.asarray(q_next, float))
-    p = -np.asarray(D1, float) + B.T @ np.asarray(full_controls(system, u), float) * (0.5 * h)
+    p = -np.asarray(D1, float) + B.T @ np.asarray(thesis_controls(system, u), float) * (0.5 * h)
     G = G.reshape(system.m, system.n)
     Minv = np.diag(1.0 / np.diag(M))
     if G.shape[0]:
@@ -168,11 +167,11 @@ def projected_velocity(system, h, q, q_next, u, q_prev=None, u_prev=None):
 def final_velocity(system, h, q_prev, q, u_prev):
     """``v_N = M⁻¹ ᵠp⁺_N`` from the projected discrete Legendre transform (DMOCC 3.16), any backend.
 
-    ``p̃⁺_N = D2L_d(q_{N-1}, q_N) - (h/2) B(q_N)ᵀu_{N-1}`` and ``M⁻¹Q = M⁻¹ - M⁻¹Gᵀ(GM⁻¹Gᵀ)⁻¹GM⁻¹``
+    ``p̃⁺_N = D2L_d(q_{N-1}, q_N) + (h/2) B(q_N)ᵀu_{N-1}`` and ``M⁻¹Q = M⁻¹ - M⁻¹Gᵀ(GM⁻¹Gᵀ)⁻¹GM⁻¹``
     is the M-orthogonal projector onto ker G(q_N) = range P(q_N), which equals
     ``P(PᵀMP)⁻¹Pᵀ``; so ``v_N = P ν_N`` where
 
-        (PᵀMP) ν_N = Pᵀp̃⁺_N = PᵀD2L_d(q_{N-1}, q_N) - (h/2) PᵀBᵀu_{N-1}   (the reduced transform 3.18),
+        (PᵀMP) ν_N = Pᵀp̃⁺_N = PᵀD2L_d(q_{N-1}, q_N) + (h/2) PᵀBᵀu_{N-1}   (the reduced transform 3.18),
 
     a (dof × dof) system instead of the (m × m) one (the pitcher: 5 instead of
     31), solved by Gaussian elimination without pivoting (PᵀMP is symmetric
@@ -209,7 +208,7 @@ def final_velocity(system, h, q_prev, q, u_prev):
     dof = P.shape[1] if P.ndim == 2 else system.n_velocities
     P = P.reshape(n, dof)
     M = np.diag(np.asarray(system.mass_matrix(), float))
-    force = system.reduced_forces(q, full_controls(system, u_prev))  # Pᵀ Bᵀ u (= u where B P = I)
+    force = system.reduced_forces(q, thesis_controls(system, u_prev))  # Pᵀ Bᵀ ū (= ū = -u where B P = I)
     MP = [[P[i, a] * M[i] for a in range(dof)] for i in range(n)]
     A = [[shared(sum(P[i, a] * MP[i][b] for i in range(n))) for b in range(dof)] for a in range(dof)]
     rhs = [shared(sum(P[i, a] * D2[i] for i in range(n)) - 0.5 * h * force[a]) for a in range(dof)]

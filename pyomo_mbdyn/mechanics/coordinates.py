@@ -5,7 +5,7 @@ the overhead crane (thesis E5) has a winch angle β and a rope whose length
 r β enters the constraint ``(x - s)² + z² - r² β² = 0``.  A
 :class:`CoordinateSystem` states such a system by its formulas,
 
-    M v̇ + ∇V + G(q)ᵀ γ + Bᵀ u = 0,    Φ(q) = 0,
+    M v̇ + ∇V + G(q)ᵀ γ - Bᵀ u = 0,    Φ(q) = 0,
 
 with a constant diagonal mass matrix, a linear potential ``V = -f·q``
 (constant generalised force f, e.g. gravity), constraints Φ with their
@@ -86,8 +86,8 @@ class CoordinateSystem(ConstrainedSystem):
         ``q_base``.  With ``additive=True`` successive increments add up
         (``F(w₂, F(w₁, q)) = F(w₁ + w₂, q)``), so ``F(θ, q0)`` is a chart.
     inputs : dict  velocity name → n-vector
-        Constant input rows: the control ``u_a`` enters as ``Bᵀ u`` with row
-        ``B_a`` (sign convention: ``Bᵀ u`` is minus the applied force).
+        Constant input rows: the control ``u_a`` applies the generalised force
+        ``B_aᵀ u_a`` (``Bᵀu`` is the applied force, as for every system).
     force : n-vector, optional
         Constant generalised force f; ``V(q) = -f·q``.
     q0 : n-vector

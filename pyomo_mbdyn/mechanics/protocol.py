@@ -179,7 +179,7 @@ class ConstrainedSystem(System):
 
     @abc.abstractmethod
     def control_matrix(self, q_mid, contravariant=True):
-        """B (dof × n): the control u enters the momentum balance as Bᵀu (minus the applied force)."""
+        """B (dof × n): the control u (the applied force) enters the momentum balance as -Bᵀu."""
 
     @abc.abstractmethod
     def reparametrise(self, w, q_base, rotation="exp"):

@@ -26,9 +26,12 @@ those of the spanning tree, the redundant loop rows are dropped from the
 ``P = P_tree N`` (n × dof, columns ordered as ``independent``) comes from
 coordinate partitioning, in every backend.
 
-Sign convention of controls: generalised forces ``u`` enter the equations of
-motion as ``M v̇ + ∇V + Gᵀγ + Bᵀ(K ν + u) = 0`` (thesis §0), so ``u`` is minus
-the applied joint torque/force; Rayleigh friction ``D = ½ νᵀ K ν``.
+Sign convention of controls: ``u`` is the applied generalised force on the actuated
+joint rates (the torque a motor applies about a hinge's axis, N m; the force along a
+slider, N), entering the equations of motion as ``M v̇ + ∇V + Gᵀγ + Bᵀ(K ν - u) = 0``.
+The thesis writes ``Bᵀ(K ν + ū)`` with ``ū = -u`` (§0); the step equations keep its
+form through :func:`pyomo_mbdyn.discretization.common.thesis_controls`.  Rayleigh
+friction ``D = ½ νᵀ K ν``.
 """
 
 import numpy as np

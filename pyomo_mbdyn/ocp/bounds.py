@@ -25,9 +25,10 @@ class Bounds:
         """``lower_a ≤ u[i, a] ≤ upper_a`` at every interval (N or N m, the sign of ``u``).
 
         ``lower``, ``upper``: a number for every actuator, a dict by actuated
-        coordinate (others unbounded), or None.  ``u`` is minus the applied
-        generalised force (:mod:`pyomo_mbdyn.mechanics.system`), so a symmetric
-        bound ``|u| ≤ U`` is ``bound_controls(-U, U)``.  Bounds of variables, not
+        coordinate (others unbounded), or None.  ``u`` is the applied
+        generalised force (:mod:`pyomo_mbdyn.mechanics.system`): a motor that can
+        only push along its axis is ``bound_controls(0, U)``; a symmetric bound
+        ``|u| ≤ U`` is ``bound_controls(-U, U)``.  Bounds of variables, not
         rows: the problem size does not change.
         """
         dyn = self.dyn

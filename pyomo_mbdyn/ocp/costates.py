@@ -4,12 +4,12 @@ The direct transcription of a :class:`~pyomo_mbdyn.schemes.dnco.DNCOBlock`
 (``method="direct"``) minimises J_d = h Σ ½|u_{k,k+1}|² subject to the rows
 
     kinematics[k]:        (q_{k+1} - q_k)/h - [∇̄H]_p                  = 0,
-    momentum_balance[k]:  (p_{k+1} - p_k)/h + [∇̄H]_q + u_{k,k+1}       = 0,
+    momentum_balance[k]:  (p_{k+1} - p_k)/h + [∇̄H]_q - u_{k,k+1}       = 0,
 
-i.e. r_k = (x_{k+1} - x_k)/h - f̄_k with f̄ = 𝕁∇̄H - (0, u).  Its KKT conditions
+i.e. r_k = (x_{k+1} - x_k)/h - f̄_k with f̄ = 𝕁∇̄H + (0, u) (u the applied force).  Its KKT conditions
 are the *direct* DNCO (thesis §2.1) with the costates λ_{k,k+1} of the
 augmented cost J̃_d = Σ_k [h L(u_{k,k+1}) + λ_{k,k+1}·(x_{k+1} - x_k - h f̄_k)],
-whose control equation is 0 = u + λ^p (∂H^d/∂u = 0, H^d = -L + λ·f̄).
+whose control equation is 0 = u - λ^p (∂H^d/∂u = 0, H^d = -L + λ·f̄).
 
 **Sign and scaling, derived once.**  Pyomo's ``dual`` Suffix (IPOPT through the
 AMPL interface, and ``casadi_ipopt``, which copies it) holds y with
@@ -22,8 +22,8 @@ and comparing with J̃_d:
 
 This is the convention of :mod:`pyomo_mbdyn.ocp.multipliers` (λ = -dual for
 rows not divided by h).  Checks: stationarity in u_{k,k+1} gives
-h u - y^p = 0, so u = y^p/h = -λ^p, the control equation of the indirect
-method; tests assert u = -λ^p from the duals to round-off and compare with the
+h u + y^p = 0, so u = -y^p/h = λ^p, the control equation of the indirect
+method; tests assert u = λ^p from the duals to round-off and compare with the
 indirect costates.
 
 With the midpoint gradient these multipliers satisfy the trapezoidal costate
@@ -55,7 +55,7 @@ def costates_from_duals(block, dual=None):
     Examples
     --------
     The direct transcription of a pendulum problem; its optimal controls obey
-    the control equation ``u = -λ^p``:
+    the control equation ``u = λ^p``:
 
     >>> import numpy as np
     >>> from pyomo_mbdyn.mechanics import HamiltonianSystem
@@ -69,7 +69,7 @@ def costates_from_duals(block, dual=None):
     >>> lam = costates_from_duals(m.dyn)           # columns λ^q, λ^p
     >>> lam.shape
     (4, 2)
-    >>> np.allclose(m.dyn.trajectory().u[:, 0], -lam[:, 1])
+    >>> np.allclose(m.dyn.trajectory().u[:, 0], lam[:, 1])
     True
     """
     _check_block(block)

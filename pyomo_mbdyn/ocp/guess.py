@@ -9,7 +9,7 @@ schemes' own kinematic recursion ``v_{k+1} = 2(q_{k+1} - q_k)/h - v_k``
 (thesis Eq. 3.33), and splits the remaining momentum residual of every
 interval exactly into constraint forces and controls,
 
-    [G(q_{k+½})ᵀ  B(q♯)ᵀ_act] [γ; u] = -(M (v_{k+1} - v_k)/h + ∇V + Bᵀ K ν),
+    [G(q_{k+½})ᵀ  -B(q♯)ᵀ_act] [γ; u] = -(M (v_{k+1} - v_k)/h + ∇V + Bᵀ K ν),
 
 in the least-squares sense (exact for fully actuated systems).  This is the
 guess the spec (thesis E3, §7.10) recommends for the three-link arm: with it
@@ -202,8 +202,8 @@ def _chart_trajectory(system, h, theta, contravariant, q=None):
         nu[k] = B @ v_mid
         rhs = -(M * (v[k + 1] - v[k]) / h + grad_V + B.T @ (K * nu[k]))
         A = np.hstack([G.T, B.T[:, act]])
-        x = np.linalg.lstsq(A, rhs, rcond=None)[0]
-        lam[k], u[k] = x[:m], x[m:]
+        x = np.linalg.lstsq(A, rhs, rcond=None)[0]  # the thesis's sign: Gᵀλ + Bᵀū = rhs
+        lam[k], u[k] = x[:m], -x[m:]  # u = -ū, the applied force
     return Trajectory.of_system(system, h * np.arange(N + 1), q, v, u, nu,
                                 {"scheme": "guess", "h": h, "steps": N, "horizon": h * N,
                                  "contravariant": contravariant},

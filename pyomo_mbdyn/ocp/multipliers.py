@@ -6,7 +6,7 @@
     𝓛 = J + Σ_rows λ · g,
 
 with every row ``g`` written exactly as the scheme block states it
-(``g == 0``; e.g. the BEM momentum row ``M(v_{k+1} - v_k) + h[Gᵀγ + Bᵀ(Kν + u)
+(``g == 0``; e.g. the BEM momentum row ``M(v_{k+1} - v_k) + h[Gᵀγ + Bᵀ(Kν - u)
 + ∇V]``).  Pyomo's ``dual`` Suffix, filled by IPOPT through the AMPL
 interface (and by ``casadi_ipopt``, which copies that interface), reports
 ``∂J/∂b`` — for a minimisation that is ``-λ``.  So ``λ = -dual``.
@@ -15,8 +15,10 @@ With this convention the control equation of the discrete necessary
 conditions (thesis §2.12, Eqs. 7.19–7.22) reads, for the objective
 ``J = h Σ ½|u|²`` (weights ½),
 
-    REM:  u_{k,k+1} = -λ^{p,REM}_{k,k+1}
-    BEM:  u_{k,k+1} = -B(q♯_{k+½}) λ^{p,BEM}_{k,k+1}       (actuated rows)
+    REM:  u_{k,k+1} = λ^{p,REM}_{k,k+1}
+    BEM:  u_{k,k+1} = B(q♯_{k+½}) λ^{p,BEM}_{k,k+1}        (actuated rows)
+
+(u the applied force; the thesis, whose u is minus it, prints them with a minus sign)
 
 and the multipliers of the two formulations are related by
 
@@ -121,7 +123,7 @@ def bem_from_rem(dyn, lam_rem):
 
 
 def _input_map(dyn, i, q_mid):
-    """The matrix E with ``u_full = -E λ^p / (2w)``: B (redundant), B P (reduced), B P̃ (chart)."""
+    """The matrix E with ``u_full = E λ^p / (2w)``: B (redundant), B P (reduced), B P̃ (chart)."""
     system, form = dyn.system, _multiplier_map(dyn)
     if form == "chart":  # at the chart's midpoint q(θ_{k+½}), P̃(θ_{k+½}) = ∂q/∂θ
         from ..discretization import chart, chart_basis
@@ -140,7 +142,7 @@ def _input_map(dyn, i, q_mid):
 def controls_from_multipliers(dyn, weights=None):
     """The controls the control equation gives from λ^p: (N, n_act).
 
-    Stationarity of 𝓛 in u with ``J = h Σ w_a u_a²``: ``u_a = -(E λ^p)_a / (2 w_a)``
+    Stationarity of 𝓛 in u with ``J = h Σ w_a u_a²``: ``u_a = (E λ^p)_a / (2 w_a)``
     with E = B(q♯) (bem, thesis Eq. 7.20), E = B P(q_{k+½}) (rem; = I for
     multibody systems, Eq. 7.19) or E = B P̃ at the chart midpoint q(θ_{k+½}) (gc).
     ``weights`` (per actuator) default to those of the objective that
@@ -158,7 +160,7 @@ def controls_from_multipliers(dyn, weights=None):
         raise ConfigurationError(f"controls_from_multipliers: no weight for actuators {missing}")
     w = np.array([float(weights[a]) for a in dyn.actuated])
     mids = _midpoints(dyn)
-    return np.array([-(_input_map(dyn, i, mids[i]) @ lam_i)[idx] / (2.0 * w) for i, lam_i in enumerate(lam)])
+    return np.array([(_input_map(dyn, i, mids[i]) @ lam_i)[idx] / (2.0 * w) for i, lam_i in enumerate(lam)])
 
 
 def _effort_weights(dyn):

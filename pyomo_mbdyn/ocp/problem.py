@@ -17,7 +17,7 @@ of the increment variables.  The conditions:
   (7.1) of the DMOCC paper, whose Jacobian vanishes at the solution);
 * final rest: ``v_N = 0`` for the energy-momentum schemes, and for the
   variational schemes the reduced discrete Legendre transform
-  ``P(q_N)ᵀ[D2 L_d(q_{N-1}, q_N)] - (h/2) u_{N-1} = 0`` (DMOCC 3.21 with
+  ``P(q_N)ᵀ[D2 L_d(q_{N-1}, q_N)] + (h/2) u_{N-1} = 0`` (DMOCC 3.21 with
   ``D2 L = 0``), dropping rows whose momenta are conserved anyway;
 * bounds on the per-step rotation increments against aliasing (spec §0.7).
 
@@ -25,8 +25,9 @@ Which form each condition takes is read from the scheme's registry record
 (``dyn.record``: ``final_configuration``, ``final_rest``, ``increments``,
 ``velocities_at_nodes``), never from its name.
 
-Sign convention: ``u`` is minus the applied generalised force (see
-:mod:`pyomo_mbdyn.mechanics.system`); the effort objective does not see it.
+Controls: ``u`` is the applied generalised force on the actuated coordinates (N for a
+slider, N m for a hinge; :mod:`pyomo_mbdyn.mechanics.system`), so its bounds are the
+actuators' force and torque limits as a data sheet states them.
 """
 
 import numpy as np
@@ -116,7 +117,7 @@ class OptimalControlProblem(Bounds):
         if self.block.component("control_effort") is not None:
             raise ConfigurationError("minimise_control_effort: already called on this problem; a second call "
                                      "would replace the objective — build a new problem for other weights")
-        # the weights as stated, for the control equation u = -E λ / (2 w) (ocp.multipliers)
+        # the weights as stated, for the control equation u = E λ / (2 w) (ocp.multipliers)
         self.block.effort_weights = pyo.Param(list(dyn.actuated), initialize={a: float(w[a]) for a in dyn.actuated})
         self.block.control_effort = pyo.Objective(expr=dyn.control_effort(w))
         return self._combined_objective() or self.block.control_effort

@@ -14,8 +14,8 @@ no CDN, no Python).  The page holds
   mass; a thin line in the body's colour is the path of its centre of mass up
   to the current node;
 * on the right, the controls ``u`` over t as staircases (N for a translation,
-  N m for a rotation; u is minus the applied generalised force) and the energy
-  T + V and, when controls act, T + V + W (W the control work; + D with joint
+  N m for a rotation; u is the applied generalised force) and the energy
+  T + V and, when controls act, T + V + W (W the work done on the actuators; + D with joint
   friction) in J, each with a vertical marker at the current time;
 * a slider with one frame per node (its label gives t and k) and Play / Pause
   buttons; playback runs at real time, but at most 25 frames per second.
@@ -319,7 +319,7 @@ def html_figure(trajectory, system=None, title=None):
                     font=dict(size=11)),
         legend2=dict(x=_PANEL_DOMAIN[1] + 0.01, y=0.98, xanchor="left", yanchor="top", font=dict(size=10)),
         legend3=dict(x=_PANEL_DOMAIN[1] + 0.01, y=0.5, xanchor="left", yanchor="top", font=dict(size=10)),
-        annotations=[dict(text="controls u (= − applied generalised force)", xref="paper", yref="paper",
+        annotations=[dict(text="controls u (applied generalised forces)", xref="paper", yref="paper",
                           x=_PANEL_DOMAIN[0], y=0.995, xanchor="left", yanchor="bottom", showarrow=False),
                      dict(text="energy", xref="paper", yref="paper", x=_PANEL_DOMAIN[0], y=0.515,
                           xanchor="left", yanchor="bottom", showarrow=False)]

@@ -85,15 +85,15 @@ _FORCE_NAMES = {"N": "force", "N m": "torque"}
 
 def _control_label(u):
     if u is None:
-        return "u = −(applied generalised force)"
-    return f"u = −(applied {_FORCE_NAMES.get(u, 'generalised force')})"
+        return "u: applied generalised force"
+    return f"u: applied {_FORCE_NAMES.get(u, 'generalised force')}"
 
 
 @styled
 def plot_controls(t, u, names=None, ax=None, *, units=None, time_unit="s"):
     """Draw interval-constant controls as staircases: ``u[i, a]`` on [t_i, t_{i+1}].
 
-    ``u`` is minus the applied generalised force (the library's convention),
+    ``u`` is the applied generalised force (the library's convention),
     one column per actuated coordinate named by ``names``.  ``units`` (one
     string, or one per column) default to what the names tell: a control on a
     rotation (``elbow.angle``, a spherical joint's ``wx``, a body's ``wz``) is

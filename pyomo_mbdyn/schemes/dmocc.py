@@ -28,8 +28,8 @@ the expressions ``θ_{k+1} - θ_k`` (exact for revolute, prismatic and
 cylindrical joints and positions; a first-order proxy for rotation vectors).
 
 Controls are piecewise constant, ``u[i, a]`` on ``[t_i, t_{i+1}]``, lumped to
-the nodes with weight h/2 (3.10–3.11), in the library's sign convention
-(``u`` = minus the applied generalised force).  No velocity variables: node
+the nodes with weight h/2 (3.10–3.11); ``u`` is the applied generalised force, the
+paper's τ.  No velocity variables: node
 velocities are recovered from the projected discrete Legendre transform.
 """
 

@@ -190,7 +190,7 @@ class DNCOBlockData(SchemeBlockData):
                 self.costate_p = pyo.Constraint(
                     self.interior, self.dofs, rule=lambda b, k, i: C[k][n + idx[i]] == 0)
                 self.control = pyo.Constraint(
-                    self.intervals, self.dofs, rule=lambda b, k, i: b.u[k, i] + b.lam_p[k, i] == 0)
+                    self.intervals, self.dofs, rule=lambda b, k, i: b.u[k, i] - b.lam_p[k, i] == 0)
         # 6. cost J_d = h Σ ½|u|², objective (constant for the square system)
         self.cost = pyo.Expression(expr=h * 0.5 * sum(self.u[k, i] ** 2 for k in self.intervals for i in self.dofs))
         self.objective = pyo.Objective(expr=0.0 if indirect else self.cost, sense=pyo.minimize)
@@ -295,7 +295,7 @@ class DNCOBlockData(SchemeBlockData):
                          for k in range(len(x) - 1)])
 
     def diagnostics(self):
-        """Per node: t, T, V, H = T + V, W = Σ u·Δq, E = T + V + W, constraint_residual.
+        """Per node: t, T, V, H = T + V, W = -Σ u·Δq, E = T + V + W, constraint_residual.
 
         ``constraint_residual`` at node k is the largest |residual| of the
         equations indexed by k (state and control equations of interval
@@ -306,7 +306,7 @@ class DNCOBlockData(SchemeBlockData):
         n = system.n
         T = np.array([system.kinetic_energy(xk) for xk in x])
         V = np.array([system.potential_energy(xk[:n]) for xk in x])
-        W = np.concatenate([[0.0], np.cumsum(np.einsum("ki,ki->k", u, np.diff(x[:, :n], axis=0)))])
+        W = np.concatenate([[0.0], -np.cumsum(np.einsum("ki,ki->k", u, np.diff(x[:, :n], axis=0)))])
         residual, memo = np.zeros(N + 1), {}
         for con in self.component_data_objects(pyo.Constraint, active=True, descend_into=False):
             k = con.index()[0]

@@ -129,8 +129,8 @@ class MomentumRest(FinalRest):
 
 
 class LegendreRest(FinalRest):
-    """P(q_N)ᵀ D₂L_d(q_{N-1}, q_N) - (h/2) Bᵀu_{N-1} = 0: the end momentum of the last step of the
-    variational schemes (dmocc, dmocc_lm; DMOCC paper Eq. 3.21)."""
+    """P(q_N)ᵀ D₂L_d(q_{N-1}, q_N) + (h/2) Bᵀu_{N-1} = 0 (u the applied force): the end momentum of the last
+    step of the variational schemes (dmocc, dmocc_lm; DMOCC paper Eq. 3.21)."""
 
     name = "legendre"
 
@@ -147,8 +147,8 @@ class LegendreRest(FinalRest):
             forces = system.reduced_forces(q_N, [u.get(name, 0.0) for name in block.velocities])
             for j, name in enumerate(system.independent):
                 if name in keep:
-                    rows.add(momenta[j] - 0.5 * h * forces[j] == 0)
+                    rows.add(momenta[j] + 0.5 * h * forces[j] == 0)
             return
         for j, name in enumerate(block.velocities):
             if name in keep:
-                rows.add(momenta[j] - 0.5 * h * u.get(name, 0.0) == 0)
+                rows.add(momenta[j] + 0.5 * h * u.get(name, 0.0) == 0)

@@ -2,7 +2,7 @@
 
 Per interval ``[t_k, t_{k+1}]`` with the middle-stage configuration q_{k+½}, the
 stage multipliers Γ_1, Γ_2, Γ_3 and the stage controls u_1, u_2, u_3 at
-t_k, t_{k+½}, t_{k+1} (F_s = -∇V - G(Q_s)ᵀΓ_s - B(Q_s)ᵀu_s, Q = (q_k, q_{k+½}, q_{k+1})):
+t_k, t_{k+½}, t_{k+1} (F_s = -∇V - G(Q_s)ᵀΓ_s + B(Q_s)ᵀu_s, Q = (q_k, q_{k+½}, q_{k+1})):
 
     M((q_{k+½} - q_k)/h - v_k/2) = h (F_1/12 + F_2/24)          body[b].stage_configuration
     Φ(q_{k+½}) = 0                                            internal_stage, joint_stage

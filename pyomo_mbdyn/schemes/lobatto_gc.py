@@ -3,7 +3,7 @@
 Per interval ``[t_k, t_{k+1}]`` with the middle node θ_{k+½} (``theta_mid``) and the stage
 controls ``u_start``, ``u`` (the middle stage) and ``u_end`` at t_k, t_{k+½}, t_{k+1}; S the
 action of the quadratic through θ_k, θ_{k+½}, θ_{k+1} by Simpson's rule, p = ∂L/∂θ̇ and
-F_s = −P̃(Θ_s)ᵀB(q(Θ_s))ᵀu_s the stage forces:
+F_s = P̃(Θ_s)ᵀB(q(Θ_s))ᵀu_s the stage forces:
 
     p(θ_k, ṽ_k) + ∂S/∂θ_k + (h/6) F_1 = 0                 start_momentum[i, j]
     ∂S/∂θ_{k+½} + (2h/3) F_2 = 0                          stage_balance[i, j]

@@ -3,9 +3,9 @@
 Hairer, Lubich & Wanner, *Geometric Numerical Integration*, VII.1.4: per
 interval ``[t_k, t_{k+1}]``, with the control u_k lumped half to each node,
 
-    M((q_{k+1} - q_k)/h - v_k) + h/2 [∇V + G(q_k)ᵀλ + B(q_k)ᵀu_k] = 0         body[b].momentum_first_half
+    M((q_{k+1} - q_k)/h - v_k) + h/2 [∇V + G(q_k)ᵀλ - B(q_k)ᵀu_k] = 0         body[b].momentum_first_half
     Φ(q_{k+1}) = 0                                                      internal_constraint, joint_constraint
-    M(v_{k+1} - (q_{k+1} - q_k)/h) + h/2 [∇V + G(q_{k+1})ᵀμ + B(q_{k+1})ᵀu_k] = 0   body[b].momentum_second_half
+    M(v_{k+1} - (q_{k+1} - q_k)/h) + h/2 [∇V + G(q_{k+1})ᵀμ - B(q_{k+1})ᵀu_k] = 0   body[b].momentum_second_half
     G(q_{k+1}) v_{k+1} = 0                                              internal_hidden, joint_hidden
 
 with interval multipliers λ (``body[b].lam``, ``joint[j].lam``) and μ

@@ -156,14 +156,14 @@ class UdwadiaKalabaSystem:
     def from_multibody(cls, system, controls=None, baumgarte=(0.0, 0.0), rows="all"):
         """UK dynamics of a :class:`~pyomo_mbdyn.mechanics.MultibodySystem`.
 
-        ``M`` constant, ``Q = -∇V - Bᵀu`` (library sign: u is minus the
-        applied generalised force), holonomic Φ(q) quadratic, so that
+        ``M`` constant, ``Q = -∇V + Bᵀu`` (u the applied generalised force on the
+        actuated coordinates), holonomic Φ(q) quadratic, so that
         ``A = G(q)`` and ``b = -(G(q̇) - G(0)) q̇`` exactly (G is affine in q).
         ``rows="active"`` keeps only the active rows (closed loops: the redundant
         loop rows left out, :attr:`~pyomo_mbdyn.mechanics.MultibodySystem.active_rows`), so that
         ``A`` has full rank and :attr:`UKResult.multipliers` are the unique forces of
         constraint per row — those of the multiplier schemes with the opposite sign
-        (``M v̇ + ∇V + Gᵀγ + Bᵀu = 0``: γ = -λ).  The accelerations and the ideal force
+        (``M v̇ + ∇V + Gᵀγ - Bᵀu = 0``: γ = -λ).  The accelerations and the ideal force
         are the same with either choice (UK's pseudo-inverse).
 
         Examples
@@ -193,7 +193,7 @@ class UdwadiaKalabaSystem:
                 u = np.asarray(controls(q, qd, t), float)
                 full = np.zeros(system.n_velocities)
                 full[system.actuated_indices] = u
-                Q -= np.asarray(system.control_matrix(q), float).T @ full
+                Q += np.asarray(system.control_matrix(q), float).T @ full
             return Q
 
         def rows(q, qd, t):

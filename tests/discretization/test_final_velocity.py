@@ -12,7 +12,7 @@ import pyomo.environ as pyo
 from hypothesis import given, strategies as st
 
 from pyomo_mbdyn.discretization import final_velocity
-from pyomo_mbdyn.discretization.common import full_controls, numeric_kinematics
+from pyomo_mbdyn.discretization.common import thesis_controls, numeric_kinematics
 from pyomo_mbdyn.discretization.variational import lagrangian_slopes
 from pyomo_mbdyn.mechanics.linalg import name_next, sharing
 from pyomo_mbdyn.models import pitcher
@@ -35,7 +35,7 @@ def _paper(q_prev, q, u, h):
     G, B = numeric_kinematics(SYSTEM, q, ("G", "B"))
     G = G.reshape(SYSTEM.m, SYSTEM.n)
     _, D2 = lagrangian_slopes(SYSTEM, h, q_prev, q)
-    p = np.asarray(D2, float) - B.T @ np.asarray(full_controls(SYSTEM, u), float) * (0.5 * h)
+    p = np.asarray(D2, float) - B.T @ np.asarray(thesis_controls(SYSTEM, u), float) * (0.5 * h)
     Minv = np.linalg.inv(M)
     Q = np.eye(SYSTEM.n) - G.T @ np.linalg.solve(G @ Minv @ G.T, G @ Minv)
     return Minv @ Q @ p, G

@@ -27,7 +27,7 @@ def test_controls_equal_minus_lambda_p_from_the_duals(model, scheme):
     u = m.dyn.trajectory().u
     n = u.shape[1]
     assert np.abs(u).max() > 0.1
-    np.testing.assert_allclose(u, -lam[:, n:], rtol=0, atol=1e-10 * np.abs(u).max())
+    np.testing.assert_allclose(u, lam[:, n:], rtol=0, atol=1e-10 * np.abs(u).max())
 
 
 def _max_difference(model, scheme, N):

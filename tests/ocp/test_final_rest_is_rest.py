@@ -1,8 +1,9 @@
 """Final rest means rest (issue 30): continued by the stepper under the control that holds
 the final configuration, a solved rest-to-rest motion stays at q_N.
 
-The holding control solves P(q_N)ᵀ B(q_N)ᵀ S u = -P(q_N)ᵀ ∇V (S puts the actuated entries
-into the full input vector; for a tree B P = I, so u = -Pᵀ∇V on the actuated coordinates;
+The holding control solves P(q_N)ᵀ B(q_N)ᵀ S u = P(q_N)ᵀ ∇V (u the applied force, which
+carries the weight; S puts the actuated entries into the full input vector; for a tree
+B P = I, so u = Pᵀ∇V on the actuated coordinates;
 zero without gravity).  The lifted schemes' final node velocity is not tangent (G v_N ≠ 0),
 which the stepper's `simulate` refuses as an initial state, so one-step schemes are
 continued with `Stepper.step` directly; the others with `Stepper.simulate`.
@@ -45,7 +46,7 @@ def holding_control(system, q):
     S = np.zeros((B.shape[0], len(system.actuated)))
     for a, name in enumerate(system.actuated):
         S[index[name], a] = 1.0
-    A, rhs = P.T @ B.T @ S, -P.T @ np.asarray(system.potential_gradient(), float)
+    A, rhs = P.T @ B.T @ S, P.T @ np.asarray(system.potential_gradient(), float)
     u = np.linalg.lstsq(A, rhs, rcond=None)[0]
     assert np.abs(A @ u - rhs).max(initial=0.0) < 1e-9   # the actuators can hold q_N
     return u

@@ -42,8 +42,8 @@ def test_minimum_time_is_exact_for_even_steps(scheme):
     T = m.dyn.final_time_value
     assert abs(T - mtm.minimum_time()) < 1e-7
     u = m.dyn.trajectory().u[:, 0]
-    # bang-bang: u is minus the applied force, so -U (push) on the first half, +U after
-    assert np.allclose(u[:6], -mtm.FORCE_LIMIT, atol=1e-5) and np.allclose(u[6:], mtm.FORCE_LIMIT, atol=1e-5)
+    # bang-bang: the applied force pushes with +U on the first half and brakes with -U after
+    assert np.allclose(u[:6], mtm.FORCE_LIMIT, atol=1e-5) and np.allclose(u[6:], -mtm.FORCE_LIMIT, atol=1e-5)
 
 
 @pytest.mark.parametrize("scheme", mtm.MULTIBODY_SCHEMES)
@@ -53,9 +53,9 @@ def test_balance_laws_hold_with_free_step(scheme):
     h = m.dyn.step_length
     assert h == pytest.approx(mtm.minimum_time() / 12, rel=1e-6)
     assert np.allclose(tr.t, h * np.arange(13), rtol=0, atol=1e-15)
-    # the momentum along the slide changes by the impulse of the control (u: minus the force)
+    # the momentum along the slide changes by the impulse of the applied force u
     p = mtm.MASS * tr.v[:, 0]  # x-velocity of the body's centre
-    assert np.abs(np.diff(p) + h * tr.u[:, 0]).max() < 1e-8
+    assert np.abs(np.diff(p) - h * tr.u[:, 0]).max() < 1e-8
     if scheme in ("bem", "rem"):
         E = m.dyn.diagnostics()["E"].to_numpy()
         assert np.ptp(E) < 1e-8 * max(1.0, np.abs(E).max())
@@ -71,7 +71,7 @@ def test_every_configuration_form_takes_a_free_horizon(scheme, form):
 
 @pytest.mark.parametrize("gradient", ["midpoint", "gonzalez"])
 def test_dnco_direct_energy_identity_with_free_step(gradient):
-    """The discrete-gradient identity H_{k+1} - H_k = -u_k·Δq_k holds with h unknown."""
+    """The discrete-gradient identity H_{k+1} - H_k = u_k·Δq_k holds with h unknown."""
     m = solve(mtm.build(f"direct-{gradient}", steps=12))
     E = m.dyn.diagnostics()["E"].to_numpy()
     assert np.ptp(E) < 1e-10 * max(1.0, np.abs(E).max())

@@ -1,4 +1,4 @@
-"""The control equation u = -E λ / (2 w) with the weights of the objective that was solved.
+"""The control equation u = E λ / (2 w) with the weights of the objective that was solved.
 
 The sphere's objective is J = h Σ ‖τ‖² (weights 1, DMOCC §7.1); the arm's and the
 crane's J = h Σ ½|u|² (weights ½).  ``controls_from_multipliers`` reads the weights

@@ -204,7 +204,7 @@ def test_solve_with_duals_gives_the_multipliers_that_give_back_the_controls():
     trajectory = m.dyn.trajectory()
     lam = trajectory.momentum_multipliers
     assert lam.shape == (10, 2)
-    np.testing.assert_allclose(trajectory.u, -lam, rtol=1e-6, atol=1e-8)  # J = h Σ ½|u|²: u = -λ^p (REM)
+    np.testing.assert_allclose(trajectory.u, lam, rtol=1e-6, atol=1e-8)  # J = h Σ ½|u|²: u = λ^p (REM)
 
 
 def test_trajectory_in_tables_with_units():

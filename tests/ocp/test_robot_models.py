@@ -36,7 +36,7 @@ def test_gc_solution_satisfies_the_joint_space_midpoint_rule_with_pinocchio(robo
     theta, vt, u = tr.theta, tr.vt, tr.u
     assert theta.shape == (steps + 1, model.nv) and u.shape == (steps, model.nv)
     residual = np.array([pin.rnea(model, data, (theta[k] + theta[k + 1]) / 2, (vt[k] + vt[k + 1]) / 2,
-                                  (vt[k + 1] - vt[k]) / h) + u[k] for k in range(steps)])
+                                  (vt[k + 1] - vt[k]) / h) - u[k] for k in range(steps)])  # τ = u
     scale = np.abs(u).max()
     assert np.abs(residual).max() < 1e-8 * scale
     np.testing.assert_allclose(theta[-1], MODULES[robot].TARGET, atol=1e-12)

@@ -29,11 +29,11 @@ def run(system, scheme, N, T=0.4, u=0.3):
 
 
 def work_balance(system, tr):
-    """T + V - W_u at the nodes, W_u = Σ h (-u) ν_A the work of the applied crank torque (-u)."""
+    """T + V - W_u at the nodes, W_u = Σ h u ν_A the work of the applied crank torque u."""
     M = system.mass_matrix()
     h = tr.t[1] - tr.t[0]
     a = system.velocities.index("A.angle")
-    work = np.concatenate([[0.0], np.cumsum(-tr.u[:, 0] * tr.nu[:, a] * h)])
+    work = np.concatenate([[0.0], np.cumsum(tr.u[:, 0] * tr.nu[:, a] * h)])
     return np.array([0.5 * v @ M @ v + system.potential_energy(q) for q, v in zip(tr.q, tr.v)]) - work
 
 
@@ -73,10 +73,11 @@ def test_second_order_in_h(scheme):
 
 def static_holding(system, q):
     """(γ, u): the forces of constraint on the active rows and the crank control that hold the
-    linkage at rest at q under gravity, Gᵀγ + Bᵀu = -∇V (an exact solution of a regular system)."""
+    linkage at rest at q under gravity, Gᵀγ - Bᵀu = -∇V (u the applied torque; an exact
+    solution of a regular system)."""
     G = np.asarray(system.active_jacobian(q), float)
     B = np.asarray(system.control_matrix(q), float)[system.actuated_indices]
-    A = np.hstack([G.T, B.T])
+    A = np.hstack([G.T, -B.T])
     x, *_ = np.linalg.lstsq(A, -system.potential_gradient(), rcond=None)
     assert np.abs(A @ x + system.potential_gradient()).max() < 1e-12
     return x[:G.shape[0]], x[G.shape[0]:]
@@ -129,7 +130,7 @@ def test_spatial_loop_with_two_degrees_of_freedom():
     system = examples.spatial_four_bar()
     assert system.independent == ["A.angle", "B.wx"] and len(system.dependent) == 5
     v0 = np.asarray(system.null_space(system.q0), float) @ np.array([1.0, 0.5])
-    runs = {scheme: simulate(system, system.q0, v0, 0.02, 20, controls=np.full((20, 1), 0.2), scheme=scheme)
+    runs = {scheme: simulate(system, system.q0, v0, 0.02, 20, controls=np.full((20, 1), -0.2), scheme=scheme)
             for scheme in SCHEMES}
     for tr in runs.values():
         assert closure(system, tr.q) < 1e-12
