@@ -10,8 +10,8 @@ g = 9.81 m/s² along −e₂.  Assembled with the crank upright (θ₀ = π/2 fr
 e₁): the piston at x₀ = √(L² − r²) = 0.9539 m.
 
 Problem: move the piston to ``target`` x (default 1.1 m) in T = 1 s from rest
-to rest, minimising J = h Σ ½u² with the applied crank torque u, N = 20.  The crank is the independent coordinate (the piston would be
-singular at the dead centres), so the target is mapped to a crank angle: with
+to rest, minimising J = h Σ ½u² with the applied crank torque u, N = 20.  The crank
+is the independent coordinate (the piston would be singular at the dead centres), so the target is mapped to a crank angle: with
 x = r cos θ + √(L² − r² sin² θ) (in line: the piston's path passes through the crank pivot),
 
     cos θ = (x² + r² − L²) / (2 r x),

@@ -145,7 +145,8 @@ def joint_angles(q):
 GUESSES = ("interpolated", "rest", "simulated")
 #: the options of ``build`` (``pyomo-mbdyn list --options three-link-arm``)
 OPTIONS = {
-    "case": "'free' (Ch. 7), 'bounded' (Ch. 6 (i): applied wrist torque u₃ ≤ 0, the thesis's ū₃ ≥ 0), 'damped' (Ch. 6 (ii): joint damping 300), "
+    "case": "'free' (Ch. 7), 'bounded' (Ch. 6 (i): applied wrist torque u₃ ≤ 0, the thesis's ū₃ ≥ 0), "
+            "'damped' (Ch. 6 (ii): joint damping 300), "
             "'time' (minimum time with |u| ≤ (3000, 2000, 1000) N m)",
     "gravity": "g [m/s²] along -e2 (default 9.81; the thesis does not print it)",
     "guess": "'interpolated': joint angles on the quintic rest-to-rest profile (default); 'rest': the arm held "

@@ -55,7 +55,8 @@ from .errors import ConfigurationError, MissingFileError, ResultsFileError
 __all__ = ["Trajectory", "load", "column_names", "unit", "FORMAT", "FORMAT_VERSION"]
 
 #: name and version written into every archive's header
-FORMAT, FORMAT_VERSION = "pyomo_mbdyn.SolvedTrajectory", 1
+#: version 2: ``u`` is the applied generalised force (version 1 stored minus it, the thesis's sign)
+FORMAT, FORMAT_VERSION = "pyomo_mbdyn.SolvedTrajectory", 2
 
 _ARRAYS = ("t", "q", "v", "u", "nu")
 _EXTRA_PREFIX = "extra."
@@ -480,6 +481,11 @@ class Trajectory:
                 header = json.loads(str(archive[_HEADER][()]))
                 if not isinstance(header, dict):
                     raise ValueError(f"the header is a JSON {type(header).__name__}, not an object")
+                if header.get("format") == FORMAT and header.get("version") == 1:
+                    raise ResultsFileError(
+                        f"{path}: format version 1, written before the controls became the applied "
+                        f"forces: its u has the opposite sign (minus the applied force, the thesis's); "
+                        f"solve again to write version {FORMAT_VERSION}")
                 if header.get("format") != FORMAT or header.get("version") != FORMAT_VERSION:
                     raise ResultsFileError(
                         f"{path}: format {header.get('format')!r} version {header.get('version')!r}; "

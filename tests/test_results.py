@@ -147,6 +147,15 @@ def test_load_rejects_other_archives(tmp_path):
                                                                   "version": 99})))
     with pytest.raises(ConfigurationError, match="version 99"):
         load(tmp_path / "future.npz")
+    # a file of the version before the controls became the applied forces: refused, and why
+    old = _trajectory().save(tmp_path / "old.npz")
+    with np.load(old) as archive:
+        members = {name: archive[name] for name in archive.files}
+    header = json.loads(str(members["header"][()]))
+    members["header"] = np.array(json.dumps({**header, "version": 1}))
+    np.savez(tmp_path / "old.npz", **members)
+    with pytest.raises(ConfigurationError, match="version 1, written before the controls became the applied"):
+        load(tmp_path / "old.npz")
 
 
 def test_identical_detects_any_difference():

@@ -15,7 +15,7 @@ unactuated coordinates) entering as ``M v̇ + ∇V + Gᵀγ + Bᵀ(Kν - u) = 0`
 import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared_array
-from .common import efforts, thesis_controls, midpoint
+from .common import efforts, midpoint, thesis_controls
 
 __all__ = ["joint_rates", "bem_residuals", "rem_residuals"]
 

@@ -5,8 +5,8 @@ The system is a Hamiltonian system in generalised coordinates,
     H(q, p) = ½ pᵀ M(q)⁻¹ p + V(q),   x = (q, p) ∈ R²ⁿ,
 
 controlled as q̇ = ∇_p H, ṗ = -∇_q H + u (u the applied generalised force; the thesis,
-§0, writes its control with the sign of ∇V, ū = -u), with the control effort J = ∫ ½|u|² dt.  On the uniform grid t_k = k h,
-h = T/N, with node states x_k and interval controls and costates u_{k,k+1},
+§0, writes its control with the sign of ∇V, ū = -u), with the control effort
+J = ∫ ½|u|² dt.  On the uniform grid t_k = k h, h = T/N, with node states x_k and interval controls and costates u_{k,k+1},
 λ_{k,k+1} = (λ^q, λ^p), a :class:`DNCOBlock` holds
 
 * the **state equations** (``kinematics``, ``momentum_balance``, k = 0..N-1)

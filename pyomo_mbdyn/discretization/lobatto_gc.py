@@ -38,16 +38,16 @@ Written out, ``∂S/∂θ_j = h b_j ∂L/∂θ(Θ_j, Θ̇_j) + Σ_s b_s p(Θ_s, 
 stage momenta P_s = p(Θ_s, Θ̇_s) and slopes ∂L/∂θ of the partitioned Runge–Kutta form, with
 ``∂L/∂θ = (∂(P̃θ̇)/∂θ)ᵀ M P̃θ̇ − P̃ᵀ∇V`` by one reverse pass of L through the chart (CasADi's
 algorithmic differentiation) at each stage; where the chart's rates are the generalised
-velocities (chains of revolute and prismatic joints, B P̃ = I) the stage forces are u_s.  The step is compiled once per system and rotation
-parametrisation (:func:`.common.compiled_function`) and used in every backend
-(:func:`.common.applied`: numbers evaluate it, CasADi graphs call it, Pyomo expressions
-replay it).
+velocities (chains of revolute and prismatic joints, B P̃ = I) the stage forces are u_s.
+The step is compiled once per system and rotation parametrisation
+(:func:`.common.compiled_function`) and used in every backend (:func:`.common.applied`:
+numbers evaluate it, CasADi graphs call it, Pyomo expressions replay it).
 """
 
 import numpy as np
 
 from .charts import chart_velocity
-from .common import applied, compiled_function, thesis_controls, symbols
+from .common import applied, compiled_function, symbols, thesis_controls
 from .lobatto import LOBATTO_WEIGHTS
 from .steps import ChartStep
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared_array
 from .charts import chart_jets, chart_transpose
-from .common import efforts, thesis_controls, midpoint
+from .common import efforts, midpoint, thesis_controls
 
 __all__ = ["gc_residuals"]
 
@@ -25,7 +25,7 @@ def gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation="exp", nu=None, inve
     with ``M̃ = P̃ᵀ M P̃``, all at ``θ_{k+½}, ṽ_{k+½}``, evaluated as
     ``P̃ᵀ[M(P̃(ṽ_{k+1} - ṽ_k) + h Ṗṽ) + h(∇V + Bᵀ(K ν - u))]`` (M̃ is never formed), and ``ν = B P̃ ṽ_{k+½}``
     (= ṽ for chains of revolute and prismatic joints, where ``P̃ᵀBᵀ = I`` and
-    the thesis's ``u + K ṽ`` results).  Neither energy nor momentum consistent.
+    ``K ṽ - u`` results, the thesis's ``K ṽ + ū``).  Neither energy nor momentum consistent.
 
     ``inverse_dynamics(θ, ṽ, a)`` (optional, arrays in the order of ``system.velocities``)
     is ``P̃ᵀ[M(P̃ a + Ṗṽṽ) + ∇V]`` = M̃ a + c + g evaluated another way, e.g. by the

@@ -10,7 +10,7 @@ backend (floats, Pyomo, CasADi).
 import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared, shared_array
-from .common import thesis_controls, numeric_kinematics
+from .common import numeric_kinematics, thesis_controls
 
 __all__ = ["lagrangian_slopes", "lumped_controls", "dmocc_lm_residuals", "dmocc_residuals",
            "projected_velocity", "final_velocity"]

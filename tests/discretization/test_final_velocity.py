@@ -12,7 +12,7 @@ import pyomo.environ as pyo
 from hypothesis import given, strategies as st
 
 from pyomo_mbdyn.discretization import final_velocity
-from pyomo_mbdyn.discretization.common import thesis_controls, numeric_kinematics
+from pyomo_mbdyn.discretization.common import numeric_kinematics, thesis_controls
 from pyomo_mbdyn.discretization.variational import lagrangian_slopes
 from pyomo_mbdyn.mechanics.linalg import name_next, sharing
 from pyomo_mbdyn.models import pitcher
