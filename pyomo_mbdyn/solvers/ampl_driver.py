@@ -34,14 +34,39 @@ that of an active ``g(x) ≤ b`` negative, ``ipopt_zL_out ≥ 0`` and
 Options are passed as ``name=value``; names without a dot are options of the
 solver (``tol=1e-10`` for IPOPT, ``bonmin.algorithm=B-BB`` or ``tol=...`` for
 Bonmin).  Values are converted to int, then float, else kept as strings.
+
+Option files only when named
+----------------------------
+IPOPT reads ``./ipopt.opt`` and CasADi's Bonmin ``./bonmin.opt`` (a name fixed in
+CasADi's interface, with no option to turn it off) whenever the working
+directory holds one: a file planted there could loosen the tolerances (IPOPT then
+reports "optimal" at the start) or, with ``output_file``, overwrite any file the
+user can write with the solver log.  So no solve of the library reads an option
+file it was not given:
+
+* IPOPT gets ``option_file_name=""`` (:data:`IPOPT_DEFAULTS`) unless the user
+  names a file; a named file must exist (:func:`ipopt_option_file`, relative
+  names against the working directory), since IPOPT silently ignores a missing one;
+* for Bonmin, ``option_file_name`` names a file in the ``bonmin.opt`` format,
+  read by :func:`read_option_file` and passed as options (those given
+  explicitly win; :func:`bonmin_option_file`);
+* this driver solves in a new empty directory (:func:`solve_nl`), so nothing in
+  the caller's directory is read; the paths the user named (the stub,
+  ``option_file_name``, ``output_file``) are made absolute first.
+
+The in-process plugins (:mod:`pyomo_mbdyn.solvers.casadi_direct`) apply the same
+rules; there Bonmin cannot be kept from reading ``./bonmin.opt``, so an unnamed
+one is refused by name.
 """
 
+import contextlib
 import json
 import os
 import sys
 import time
 
-__all__ = ["main", "solve_nl", "IPOPT_RESULT_CODES", "IPOPT_DEFAULTS", "with_ipopt_defaults"]
+__all__ = ["main", "solve_nl", "IPOPT_RESULT_CODES", "IPOPT_DEFAULTS", "with_ipopt_defaults",
+           "OPTION_FILE", "ipopt_option_file", "bonmin_option_file", "read_option_file", "absolute_paths"]
 
 #: IPOPT options both casadi_ipopt paths set unless the user does (the one table
 #: of the library's IPOPT defaults; :func:`with_ipopt_defaults`).
@@ -57,8 +82,80 @@ __all__ = ["main", "solve_nl", "IPOPT_RESULT_CODES", "IPOPT_DEFAULTS", "with_ipo
 #:   inaccurate for IPOPT's inertia test, which then regularises by 1e7-1e10 and
 #:   stalls (the arm's REM at N >= 160; benchmarks/README.md, "Convergence at scale").
 #:
+#: * ``option_file_name`` "" (empty): no options file, where IPOPT would read
+#:   ``./ipopt.opt`` whenever the working directory holds one (the module
+#:   docstring, "Option files only when named").
+#:
 #: The ``mumps_*`` entries apply only when MUMPS is the linear solver.
-IPOPT_DEFAULTS = {"mumps_pivot_order": 3, "mumps_pivtol": 1e-4}
+IPOPT_DEFAULTS = {"mumps_pivot_order": 3, "mumps_pivtol": 1e-4, "option_file_name": ""}
+
+#: the option that names an options file (IPOPT's own; for Bonmin this library's,
+#: in the format of ``bonmin.opt``)
+OPTION_FILE = "option_file_name"
+
+#: options whose value is a path the solver opens (made absolute before the driver
+#: leaves the caller's directory)
+PATH_OPTIONS = (OPTION_FILE, "output_file")
+
+
+def _named_file(options):
+    """The absolute path of the option file ``options`` names, or None (unset or "").
+    Raises ``ValueError`` naming the option when it is not a readable file."""
+    name = options.get(OPTION_FILE, "")
+    if not isinstance(name, str):
+        raise ValueError(f"option {OPTION_FILE!r} must be a file name (a string), got {name!r}")
+    if name == "":
+        return None
+    path = os.path.abspath(name)
+    if not os.path.exists(path) or os.path.isdir(path) or not os.access(path, os.R_OK):
+        raise ValueError(f"option {OPTION_FILE!r} names {name!r}, which is not a readable file "
+                         f"({path}); give an existing options file, or \"\" for none")
+    return path
+
+
+def ipopt_option_file(options):
+    """IPOPT's ``options`` with ``option_file_name`` empty unless the user named a
+    file, which is checked to exist (IPOPT itself ignores a missing one without a
+    word) and made absolute."""
+    path = _named_file(options)
+    return {**options, OPTION_FILE: "" if path is None else path}
+
+
+def read_option_file(path):
+    """The options of an IPOPT / Bonmin options file (``name value`` pairs separated
+    by white space, ``#`` to the end of a line a comment, a value with spaces in
+    double quotes), as ``{name: value}`` with values typed as on the command line."""
+    import shlex
+
+    with open(path) as f:
+        text = f.read()
+    lexer = shlex.shlex(text, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    tokens = list(lexer)
+    if len(tokens) % 2:
+        raise ValueError(f"options file {path}: {tokens[-1]!r} has no value")
+    return {name: _convert(value) for name, value in zip(tokens[::2], tokens[1::2])}
+
+
+def bonmin_option_file(options):
+    """Bonmin's ``options`` with the file named by ``option_file_name`` (the format of
+    ``bonmin.opt``) read into them, the options given explicitly winning; the name
+    itself is removed (CasADi's Bonmin has no such option: it always reads
+    ``./bonmin.opt``, which the callers keep out of reach).  Names as
+    :func:`bonmin_options` returns them (``bonmin.`` prefix dropped)."""
+    path = _named_file(options)
+    given = bonmin_options({k: v for k, v in options.items() if k != OPTION_FILE})
+    if path is None:
+        return given
+    return {**bonmin_options(read_option_file(path)), **given}
+
+
+def absolute_paths(options):
+    """``options`` with the paths in :data:`PATH_OPTIONS` made absolute (against the
+    working directory), so that they mean the same after a change of directory."""
+    return {k: (os.path.abspath(v) if k in PATH_OPTIONS and isinstance(v, str) and v else v)
+            for k, v in options.items()}
 
 
 def with_ipopt_defaults(options):
@@ -217,16 +314,18 @@ def solve_nl(solver, stub, options):
     # ObjSign σ: CasADi has already multiplied f by σ, so it minimises σ f.
     sigma = -1.0 if _maximises(nl.text) else 1.0
 
-    # --- options
+    # --- options (option files only when named: the module docstring)
     opts = {"print_time": False}
-    solver_opts = {}
-    for name, value in options.items():
-        solver_opts[name] = value
-    if solver == "ipopt":
-        opts["ipopt"] = with_ipopt_defaults(solver_opts)
-    else:
-        opts["bonmin"] = bonmin_options(solver_opts)
-        opts["discrete"] = [bool(d) for d in builder.discrete]
+    solver_opts = absolute_paths(options)
+    try:
+        if solver == "ipopt":
+            opts["ipopt"] = ipopt_option_file(with_ipopt_defaults(solver_opts))
+        else:
+            opts["bonmin"] = bonmin_option_file(solver_opts)
+            opts["discrete"] = [bool(d) for d in builder.discrete]
+    except (OSError, ValueError) as err:
+        status.update(error="options", message=str(err))
+        return status
 
     # --- warm start: d segment (AMPL duals) and ipopt_z*_in suffixes
     x0 = np.array(builder.x_init, dtype=float)
@@ -239,28 +338,31 @@ def solve_nl(solver, stub, options):
             arr[i] = sign * v
     lam_x0 = zu - zl
 
-    t0 = time.perf_counter()
-    try:
-        nlpsol = casadi.nlpsol("solver", solver, {"x": x, "f": f, "g": g}, opts)
-    except RuntimeError as err:
-        status.update(error="options", message=_short(err))
-        return status
-    status["nlpsol_seconds"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    try:
-        res = nlpsol(
-            x0=x0,
-            lbx=builder.x_lb,
-            ubx=builder.x_ub,
-            lbg=builder.g_lb,
-            ubg=builder.g_ub,
-            lam_x0=lam_x0,
-            lam_g0=lam_g0,
-        )
-    except RuntimeError as err:  # Bonmin reads its options when the solve starts
-        status.update(error="options" if _is_option_error(str(err)) else "solve", message=_short(err))
-        return status
-    wall = time.perf_counter() - t0
+    # the solver runs in a new empty directory: nothing the caller's directory holds
+    # (an ipopt.opt, a bonmin.opt, which CasADi's Bonmin always reads) is read
+    with _empty_directory():
+        t0 = time.perf_counter()
+        try:
+            nlpsol = casadi.nlpsol("solver", solver, {"x": x, "f": f, "g": g}, opts)
+        except RuntimeError as err:
+            status.update(error="options", message=_short(err))
+            return status
+        status["nlpsol_seconds"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        try:
+            res = nlpsol(
+                x0=x0,
+                lbx=builder.x_lb,
+                ubx=builder.x_ub,
+                lbg=builder.g_lb,
+                ubg=builder.g_ub,
+                lam_x0=lam_x0,
+                lam_g0=lam_g0,
+            )
+        except RuntimeError as err:  # Bonmin reads its options when the solve starts
+            status.update(error="options" if _is_option_error(str(err)) else "solve", message=_short(err))
+            return status
+        wall = time.perf_counter() - t0
     stats = nlpsol.stats()
     return_status = stats.get("return_status", "unknown")
     table = IPOPT_RESULT_CODES if solver == "ipopt" else BONMIN_RESULT_CODES
@@ -291,6 +393,27 @@ def solve_nl(solver, stub, options):
     return status
 
 
+@contextlib.contextmanager
+def _empty_directory():
+    """Run the block in a new empty temporary directory (this process is the driver's
+    own, with one thread), back in the caller's directory afterwards; the directory
+    and anything the solver left in it are removed."""
+    import shutil
+    import tempfile
+
+    try:
+        home = os.getcwd()
+    except OSError:  # the caller's directory is gone: nothing to return to
+        home = None
+    place = tempfile.mkdtemp(prefix="casadi_solve_")
+    os.chdir(place)
+    try:
+        yield place
+    finally:
+        os.chdir(home if home is not None else tempfile.gettempdir())
+        shutil.rmtree(place, ignore_errors=True)
+
+
 def _maximises(text):
     for line in text.splitlines():
         if line.startswith("O"):
@@ -317,7 +440,7 @@ def main(argv=None):
     if len(argv) < 2 or argv[0] not in ("ipopt", "bonmin"):
         print(USAGE, file=sys.stderr)
         return 2
-    solver, stub = argv[0], argv[1]
+    solver, stub = argv[0], os.path.abspath(argv[1])
     if stub.endswith(".nl"):
         stub = stub[:-3]
     rest = [a for a in argv[2:] if a != "-AMPL"]

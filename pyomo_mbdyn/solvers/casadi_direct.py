@@ -23,6 +23,16 @@ contract of Pyomo's ``ipopt`` plugin:
 * Suffixes ``dual``, ``ipopt_zL_out``, ``ipopt_zU_out`` are imported and
   ``dual``, ``ipopt_zL_in``, ``ipopt_zU_in`` (export Suffixes) used as the
   starting multipliers, which IPOPT uses with ``warm_start_init_point='yes'``.
+* option files only when named (:mod:`pyomo_mbdyn.solvers.ampl_driver`, "Option
+  files only when named"): IPOPT runs with ``option_file_name=""`` and so never
+  reads ``./ipopt.opt``; ``options={"option_file_name": path}`` names a file
+  (which must exist).  For Bonmin ``option_file_name`` names a file in the
+  ``bonmin.opt`` format, read into the options; CasADi's Bonmin reads
+  ``./bonmin.opt`` itself at every solve, which a solve in process cannot prevent
+  without changing the directory of every thread, so an unnamed ``bonmin.opt``
+  in the working directory is refused with a ``ConfigurationError`` naming it
+  (``casadi_bonmin_nl`` solves in a directory of its own and ignores it).  The
+  log goes to ``tee``, ``logfile`` or an ``output_file`` the user names, nowhere else.
 
 Sign convention (Ipopt's AMPL interface, ``AmplTNLP::finalize_solution``,
 identical to :mod:`pyomo_mbdyn.solvers.ampl_driver`): IPOPT minimises
@@ -68,6 +78,7 @@ import contextlib
 import io
 import logging
 import math
+import os
 import re
 import time
 
@@ -83,8 +94,8 @@ from pyomo.solvers.plugins.solvers.direct_or_persistent_solver import DirectOrPe
 from pyomo.solvers.plugins.solvers.direct_solver import DirectSolver
 
 from ..errors import ConfigurationError, UnsupportedModelError
-from .ampl_driver import (BONMIN_RESULT_CODES, IPOPT_RESULT_CODES, _convert, _is_option_error, bonmin_options,
-                          bonmin_stopped_by_time, with_ipopt_defaults)
+from .ampl_driver import (BONMIN_RESULT_CODES, IPOPT_RESULT_CODES, OPTION_FILE, _convert, _is_option_error,
+                          bonmin_option_file, bonmin_stopped_by_time, ipopt_option_file, with_ipopt_defaults)
 from .evaluation import INVALID_NUMBER, invalid_rows
 from .selection import library_version
 from .interrupts import interruptible
@@ -215,13 +226,13 @@ class _CasadiDirect(DirectSolver):
             options[name] = _convert(str(value)) if not isinstance(value, bool) else value
         if self._timelimit is not None and self.time_limit_option not in options:
             options[self.time_limit_option] = float(self._timelimit)
-        if self.backend == "ipopt":
-            options = with_ipopt_defaults(options)
-        else:
-            try:
-                options = bonmin_options(options)
-            except ValueError as err:
-                raise ConfigurationError(f"{self.name}: {err}") from None
+        try:  # option files only when named (the module docstring)
+            if self.backend == "ipopt":
+                return ipopt_option_file(with_ipopt_defaults(options))
+            options = bonmin_option_file(options)
+        except (OSError, ValueError) as err:
+            raise ConfigurationError(f"{self.name}: {err}") from None
+        _refuse_unnamed_bonmin_file(self.name, self.options)
         return options
 
     def _initial_multipliers(self, nlp):
@@ -423,6 +434,29 @@ def _redirect(buf):
     from .output import capture_output
 
     return capture_output(buf)
+
+
+#: the options file CasADi's Bonmin reads from the working directory, always
+BONMIN_FILE = "bonmin.opt"
+
+
+def _refuse_unnamed_bonmin_file(name, options):
+    """CasADi's Bonmin reads ``./bonmin.opt`` at every solve (the name is fixed in its
+    interface, with no option to turn it off), and a solve in process cannot move to
+    another directory without moving every thread of the program.  So a
+    ``bonmin.opt`` in the working directory is refused unless it is the file the user
+    named with ``option_file_name`` (then Bonmin reads what the options already hold)."""
+    if not os.path.exists(BONMIN_FILE) or os.path.isdir(BONMIN_FILE):
+        return
+    named = options.get(OPTION_FILE, options.get("OF_" + OPTION_FILE))
+    if isinstance(named, str) and named and os.path.exists(named) and os.path.samefile(named, BONMIN_FILE):
+        return
+    raise ConfigurationError(
+        f"{name}: the working directory holds {os.path.abspath(BONMIN_FILE)}, which CasADi's Bonmin "
+        f"would read as its options, and option files are used only when named. To use it, name it "
+        f"(options={{'{OPTION_FILE}': 'bonmin.opt'}}); otherwise move it away, or solve with "
+        f"casadi_bonmin_nl (which solves in a directory of its own and does not read it)."
+    )
 
 
 def _short(err):

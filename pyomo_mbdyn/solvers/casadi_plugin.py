@@ -14,6 +14,12 @@ executable works here:
 
 * ``solver.options['tol'] = 1e-10``: any IPOPT or Bonmin option by name
   (``OF_name`` options go through an options file, as with ``ipopt``);
+* option files only when named (:mod:`pyomo_mbdyn.solvers.ampl_driver`, "Option
+  files only when named"): the driver solves in a new empty directory with
+  IPOPT's ``option_file_name=""``, so neither ``./ipopt.opt`` nor ``./bonmin.opt``
+  is read; ``options={"option_file_name": path}`` names one (for Bonmin a file
+  in the ``bonmin.opt`` format), relative to the caller's directory, as is an
+  ``output_file``;
 * ``solve(model, tee=True)`` streams the solver log; ``timelimit=s`` sets
   IPOPT's ``max_wall_time`` (Bonmin's ``bonmin.time_limit``);
 * Suffixes ``dual``, ``ipopt_zL_out``, ``ipopt_zU_out`` are imported and

@@ -3,6 +3,12 @@
 ``get_solver()`` prefers a real ``ipopt`` (or ``bonmin``) executable on PATH and
 falls back to the libraries bundled in the ``casadi`` wheel, so that models
 never name a solver and a fresh ``pip install`` can solve everything.
+
+Option files only when named (:mod:`pyomo_mbdyn.solvers.ampl_driver`): the
+bundled plugins never read ``./ipopt.opt`` or ``./bonmin.opt``; the ``ipopt``
+executable that ``get_solver`` returns is given an empty options file
+(``option_file_name=/dev/null``) unless an option names one.  The ``bonmin``
+executable reads ``./bonmin.opt`` whatever its options say: that is not covered.
 """
 
 import functools
@@ -187,4 +193,29 @@ def get_solver(name=None, *, model=None, discrete=None, **options):
         )
     for key, value in options.items():
         solver.options[key] = value
+    if name == "ipopt":
+        _no_implicit_option_file(solver)
     return solver
+
+
+def _no_implicit_option_file(solver):
+    """Let Pyomo's ``ipopt`` plugin (the executable on PATH) read no ``./ipopt.opt``:
+    each command line it creates gets ``option_file_name=<os.devnull>`` (an empty
+    options file) unless an option names a file (``option_file_name``, or ``OF_``
+    options, which Pyomo writes to a file of its own and names).  The ``bonmin``
+    executable reads ``./bonmin.opt`` with no option to turn it off, and is left as
+    it is (solvers guide, "Option files")."""
+    from .ampl_driver import OPTION_FILE
+
+    create = solver.create_command_line
+    if getattr(create, "_no_implicit_option_file", False):
+        return
+
+    def create_command_line(executable, problem_files):
+        command = create(executable, problem_files)
+        if not any(key == OPTION_FILE or str(key).startswith("OF_") for key in solver.options):
+            command.cmd.append(f"{OPTION_FILE}={os.devnull}")
+        return command
+
+    create_command_line._no_implicit_option_file = True
+    solver.create_command_line = create_command_line
