@@ -83,23 +83,41 @@ def test_fixed_cost_is_added_to_the_objective():
     assert pyo.value(m.ocp.objective) == pytest.approx(pyo.value(effort_and_time) + 7.0, rel=1e-12)
 
 
-def test_arm_pairs_enumerated_and_bonmin_lands_on_one_of_them():
-    """Which joint may be passive: the enumeration ranks the three pairs; Bonmin's B-BB
-    answer is the NLP optimum of the pair it keeps (not always the best pair: its node
-    NLPs are local — the model docstring and benchmarks/README.md give the numbers)."""
+def test_arm_pairs_enumerated_and_bonmin_lands_on_a_local_optimum_of_its_pair():
+    """Which joint may be passive: the enumeration solves the three pairs; Bonmin's B-BB
+    answer is a local optimum of the NLP of the pair it keeps.
+
+    The pairs' NLPs are nonconvex and close optima lie side by side (the shoulder + wrist
+    pair: 7.9·10⁷ from the model's guess and 3.7·10⁶ from a start 10⁻² away), so which
+    local optimum a solve reaches follows the path of its iterates, and that path follows
+    the last bits of the BLAS kernel (numpy's OpenBLAS picks one per CPU:
+    benchmarks/pages/determinism.md).  What holds at every local optimum, on every
+    machine, is asserted: every pair solves; Bonmin keeps two motors, the third applies no
+    torque; and IPOPT started at Bonmin's point, on the NLP of Bonmin's pair, stays there
+    (same J): Bonmin's answer is a KKT point of that NLP, whichever optimum it is."""
     from pyomo_mbdyn.models import three_link_arm as arm
 
     build = lambda: arm.build("gc", steps=20, keep_motors=2)  # noqa: E731
-    table = enumerate_actuators(build, options={"max_iter": 3000})
-    assert (table["status"] == "optimal").all()
-    assert table.iloc[0]["actuators"] == ("elbow.angle", "wrist.angle")
+    table = enumerate_actuators(build, starts=2, options={"max_iter": 3000})
+    assert len(table) == 3 and (table["status"] == "optimal").all()
+    assert set(table["actuators"]) == {("shoulder.angle", "elbow.angle"), ("shoulder.angle", "wrist.angle"),
+                                       ("elbow.angle", "wrist.angle")}
     m = build()
-    pyo.SolverFactory("casadi_bonmin").solve(m)
+    result = pyo.SolverFactory("casadi_bonmin").solve(m)
+    assert result.solver.termination_condition == pyo.TerminationCondition.optimal
     kept = tuple(m.problem.active_actuators())
+    assert len(kept) == 2 and kept in set(table["actuators"])
     J = pyo.value(m.ocp.control_effort)
-    enumerated = dict(zip(table["actuators"], table["objective"]))
-    assert J == pytest.approx(enumerated[kept], rel=1e-6)
-    assert J >= table.iloc[0]["objective"] * (1 - 1e-9)
+    u = m.dyn.trajectory().u
+    for j, a in enumerate(m.dyn.actuated):
+        if a not in kept:
+            assert np.abs(u[:, j]).max() < 1e-6 * np.abs(u).max()
+    fix_actuators(m, kept)
+    solver = pyo.SolverFactory("casadi_ipopt")
+    solver.options["max_iter"] = 3000
+    again = solver.solve(m)
+    assert again.solver.termination_condition == pyo.TerminationCondition.optimal
+    assert pyo.value(m.ocp.control_effort) == pytest.approx(J, rel=1e-6)
 
 
 def test_perturbed_start_stays_within_radius_and_bounds_and_is_reproducible():
