@@ -43,16 +43,21 @@ Examples
 
 import json
 import math
+import os
 import re
+import warnings
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .atomic import atomic_write, check_destination, file_kind
-from .errors import ConfigurationError, MissingFileError, ResultsFileError
+from .errors import (ConfigurationError, DestinationError, InputTypeError, MissingFileError, ModellingWarning,
+                     ResultsFileError)
 
-__all__ = ["Trajectory", "load", "column_names", "unit", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["Trajectory", "load", "archive_path", "available_memory", "column_names", "unit", "FORMAT",
+           "FORMAT_VERSION"]
 
 #: name and version written into every archive's header
 #: version 2: ``u`` is the applied generalised force (version 1 stored minus it, the thesis's sign)
@@ -147,6 +152,17 @@ def _numeric_array(value, what):
     return array
 
 
+def _real_array(value, what):
+    """``value`` as an ndarray of real numbers (an integer or floating dtype): the motion's
+    arrays t, q, v, u and nu are real, a bool or complex array is no configuration."""
+    array = _numeric_array(value, what)
+    if array.dtype.kind not in "iuf":
+        kind = {"b": "booleans", "c": "complex numbers"}.get(array.dtype.kind, "no real numbers")
+        raise ConfigurationError(f"Trajectory: {what} must hold real numbers (an integer or floating dtype), "
+                                 f"got dtype {array.dtype} ({kind})")
+    return array
+
+
 def _names(value, what, length, columns_of):
     if isinstance(value, str):
         raise ConfigurationError(f"Trajectory: {what} must be a sequence of names, got the string {value!r}")
@@ -183,14 +199,36 @@ def _check_times(t):
             f"{t[k].item()!r} is followed by t[{k + 1}] = {t[k + 1].item()!r}")
 
 
-def _check_step(metadata):
-    """``metadata['h']``, when given, is the step size: a positive finite number (None: unknown)."""
+def _check_step(metadata, t):
+    """``metadata['h']``, when given, is the step size: a positive finite number (None: unknown)
+    that the node times keep, ``t[k+1] - t[k] = h`` for every k (to a few rounding errors of
+    ``t``'s dtype: the library writes ``t = h·k``)."""
     h = metadata.get("h")
     if h is None:
         return
     if isinstance(h, bool) or not isinstance(h, (int, float)) or not (math.isfinite(h) and h > 0):
         raise ConfigurationError(f"Trajectory: metadata['h'] is the step size and must be a positive finite "
                                  f"number (or None), got {type(h).__name__} {h!r}")
+    if t.shape[0] < 2:
+        return
+    times = t.astype(np.float64)
+    eps = np.finfo(t.dtype).eps if t.dtype.kind == "f" else np.finfo(np.float64).eps
+    tolerance = 64 * eps * max(float(np.max(np.abs(times))), h)
+    off = np.abs(np.diff(times) - h)
+    k = int(np.argmax(off))
+    if off[k] > tolerance:
+        raise ConfigurationError(
+            f"Trajectory: metadata['h'] = {h!r} contradicts the node times: t[{k + 1}] - t[{k}] = "
+            f"{float(times[k + 1] - times[k])!r} (the grid is t_k = t_0 + k h)")
+
+
+def _check_configurations(q):
+    """A configuration array that holds numbers: q with entries but not one finite value
+    (all NaN, say) is no motion."""
+    if q.size and q.dtype.kind == "f" and not np.isfinite(q).any():
+        value = "NaN" if np.isnan(q).all() else "NaN or infinite"
+        raise ConfigurationError(f"Trajectory: q holds no finite number (every one of its {q.size} entries is "
+                                 f"{value}): no configuration at all")
 
 
 def _json_value(value, where):
@@ -260,14 +298,17 @@ class Trajectory:
 
     Notes
     -----
-    Arrays keep their dtype (any bool, integer, float or complex type; the
-    node times ``t`` integer or float); they are not copied.  Every
+    Arrays keep their dtype (``t``, ``q``, ``v``, ``u``, ``nu`` any integer or
+    floating type: a motion is real, so bool and complex are refused; extras
+    also bool or complex); they are not copied.  Every
     inconsistency (shapes, name counts, non-numeric data, metadata JSON cannot
     hold) raises a :class:`ConfigurationError` (a ``ValueError``) naming the
     field, and so does a motion that cannot be one: node times that are not
-    finite or do not increase strictly, a name given to two columns of ``q``,
+    finite or do not increase strictly, a ``q`` with entries but no finite one
+    (all NaN), a name given to two columns of ``q``,
     ``u`` or ``nu`` (columns are found by name, e.g. by ``initialize_from``),
-    or a ``metadata['h']`` that is not a positive finite number (or None).
+    or a ``metadata['h']`` that is not a positive finite number (or None) or
+    that the node times contradict (``t[k+1] - t[k] ≠ h``).
 
     Examples
     --------
@@ -307,7 +348,8 @@ class Trajectory:
 
     def __post_init__(self):
         for name in _ARRAYS:
-            setattr(self, name, _numeric_array(getattr(self, name), name))
+            check = _numeric_array if name == "t" else _real_array  # t: _check_times names its dtype
+            setattr(self, name, check(getattr(self, name), name))
         t, q, v, u, nu = (getattr(self, name) for name in _ARRAYS)
         if t.ndim != 1 or t.shape[0] < 1:
             raise ConfigurationError(f"Trajectory: t must be a 1-D array of N+1 ≥ 1 node times, got shape {t.shape}")
@@ -322,13 +364,14 @@ class Trajectory:
                     f"Trajectory: {name} must have shape (N, columns) = ({N}, ·) (one row per "
                     f"interval), got {array.shape}")
         _check_times(t)
+        _check_configurations(q)
         self.coordinates = _names(self.coordinates, "coordinates", q.shape[1], "q")
         self.controls = _names(self.controls, "controls", u.shape[1], "u")
         self.velocities = _names(self.velocities, "velocities", nu.shape[1], "nu")
         if not isinstance(self.metadata, dict):
             raise ConfigurationError(f"Trajectory: metadata must be a dict, got {type(self.metadata).__name__}")
         self.metadata = _json_value(self.metadata, "metadata")
-        _check_step(self.metadata)
+        _check_step(self.metadata, t)
         if not isinstance(self.extras, dict):
             raise ConfigurationError(f"Trajectory: extras must be a dict, got {type(self.extras).__name__}")
         extras = {}
@@ -400,6 +443,15 @@ class Trajectory:
         """``metadata['scheme']`` (None if unknown)."""
         return self.metadata.get("scheme")
 
+    @property
+    def solved(self):
+        """Whether the trajectory is a solver's solution: ``metadata['solved']``, which
+        a scheme block's :meth:`trajectory` records (False for a block that holds its
+        model's guess, was never solved or was changed after its solve; its
+        ``metadata['solution_status']`` is the solver's status); None when the
+        producer does not say (a simulation, an older archive)."""
+        return self.metadata.get("solved")
+
     # -- properties -----------------------------------------------------------
     @property
     def steps(self):
@@ -433,11 +485,10 @@ class Trajectory:
         there at the same time; a failed write (a full disk) raises
         :class:`~pyomo_mbdyn.errors.DestinationError` and leaves the old archive
         as it was.  A destination that cannot be written is refused before
-        anything is written (:func:`~pyomo_mbdyn.atomic.check_destination`)."""
-        path = Path(path)
-        if path.suffix != ".npz":
-            path = path.with_name(path.name + ".npz")
-        check_destination(path, "results file")
+        anything is written (:func:`archive_path`: a device such as ``/dev/full``, a
+        directory, a missing directory, a read-only place; a path that is not a str,
+        bytes or ``os.PathLike`` is an :class:`~pyomo_mbdyn.errors.InputTypeError`)."""
+        path = archive_path(path)
         header = {"format": FORMAT, "version": FORMAT_VERSION, "coordinates": list(self.coordinates),
                   "controls": list(self.controls), "velocities": list(self.velocities),
                   "extras": list(self.extras), "metadata": self.metadata}
@@ -446,8 +497,12 @@ class Trajectory:
         return path
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path, *, max_bytes=None):
         """Read an archive written by :meth:`save` (no pickles are read).
+
+        ``path`` is a str, bytes (decoded as the file system does) or an
+        ``os.PathLike``; anything else is an
+        :class:`~pyomo_mbdyn.errors.InputTypeError` (a ``TypeError``).
 
         Raises :class:`~pyomo_mbdyn.errors.MissingFileError` (a
         ``FileNotFoundError``) when ``path`` does not exist and
@@ -456,8 +511,29 @@ class Trajectory:
         device or another non-regular file (refused before it is opened: reading a
         named pipe would wait for a writer), a text file, a ``.npy`` array, a
         truncated or corrupted zip, an ``.npz`` of someone else's arrays, another
-        format version."""
-        path = Path(path)
+        format version or a version that is not an integer (``true`` is not 1),
+        arrays that are no motion (complex or bool t, q, v, u, nu; object or
+        structured dtypes anywhere; q with no finite entry; a ``metadata['h']``
+        the node times contradict).
+
+        **Size limit.**  Before any array is inflated, every member's ``.npy`` header is
+        read from the zip stream (a few hundred bytes) and its declared shape × item
+        size counted; a member, or all of them together, declaring more than
+        ``max_bytes`` is refused by name (a 1.5 MB deflated file can declare 1.6 GB
+        of zeros), and so is a motion array whose declared shape does not fit the
+        declared length of ``t`` and the names in the header.  ``max_bytes``
+        defaults to half the memory available now (:func:`available_memory`:
+        ``MemAvailable`` of ``/proc/meminfo``, else ``os.sysconf``); pass a larger
+        value to read a larger archive on purpose.  A
+        member whose zip entry does not hold exactly its header's bytes (a header that
+        lies about the data) and a member that is not a ``.npy`` array are refused too.
+
+        A trajectory whose metadata says it is not a solver's solution
+        (``solved: false``, a block saved with its guess) loads with a
+        :class:`~pyomo_mbdyn.errors.ModellingWarning` saying so; ``trajectory.solved``
+        tells it (:attr:`solved`)."""
+        path = _file_path(path, "results.load")
+        limit = _byte_limit(max_bytes)
         kind = file_kind(path)
         if kind is None:
             raise MissingFileError(f"no results file {str(path)!r}")
@@ -466,7 +542,28 @@ class Trajectory:
         if kind != "a regular file":
             raise ResultsFileError(f"{path}: is {kind}, not a results archive (a regular .npz file)")
         try:
-            archive = np.load(path, allow_pickle=False)
+            stream = open(path, "rb")
+        except OSError as err:
+            raise ResultsFileError(f"{path}: cannot be read: {err.strerror or err}") from None
+        with stream:
+            shapes = {}
+            if zipfile.is_zipfile(stream):  # a .npy or text file is refused by np.load below, as before
+                shapes = _check_members(path, stream, limit)
+            stream.seek(0)
+            trajectory = cls._read(path, stream, shapes)
+        if trajectory.solved is False:
+            warnings.warn(
+                f"{path}: this trajectory is not a solver's solution (metadata solved: false, solution status "
+                f"{trajectory.metadata.get('solution_status')!r}): it holds the values its block had, e.g. the "
+                "model's guess", ModellingWarning, stacklevel=3)
+        return trajectory
+
+    @classmethod
+    def _read(cls, path, stream, shapes):
+        """The trajectory in the archive open as ``stream`` (its members checked; ``shapes``
+        the shapes their headers declare, by array name)."""
+        try:
+            archive = np.load(stream, allow_pickle=False)
         except Exception as err:  # numpy raises OSError, ValueError, EOFError, BadZipFile … here
             raise ResultsFileError(
                 f"{path}: not a results archive (.npz written by Trajectory.save); numpy cannot read it as "
@@ -481,19 +578,25 @@ class Trajectory:
                 header = json.loads(str(archive[_HEADER][()]))
                 if not isinstance(header, dict):
                     raise ValueError(f"the header is a JSON {type(header).__name__}, not an object")
-                if header.get("format") == FORMAT and header.get("version") == 1:
+                version = header.get("version")
+                if header.get("format") == FORMAT and type(version) is not int:  # True == 1 in Python
+                    raise ResultsFileError(
+                        f"{path}: format version {json.dumps(version)} ({type(version).__name__}) is not an "
+                        f"integer; this library reads {FORMAT!r} version {FORMAT_VERSION}")
+                if header.get("format") == FORMAT and version == 1:
                     raise ResultsFileError(
                         f"{path}: format version 1, written before the controls became the applied "
                         f"forces: its u has the opposite sign (minus the applied force, the thesis's); "
                         f"solve again to write version {FORMAT_VERSION}")
-                if header.get("format") != FORMAT or header.get("version") != FORMAT_VERSION:
+                if header.get("format") != FORMAT or version != FORMAT_VERSION:
                     raise ResultsFileError(
-                        f"{path}: format {header.get('format')!r} version {header.get('version')!r}; "
+                        f"{path}: format {header.get('format')!r} version {version!r}; "
                         f"this library reads {FORMAT!r} version {FORMAT_VERSION}")
                 missing = [n for n in (*_ARRAYS, *(_EXTRA_PREFIX + k for k in header["extras"]))
                            if n not in archive.files]
                 if missing:
                     raise ResultsFileError(f"{path}: archive lacks the arrays {missing}")
+                _check_shapes(path, shapes, header)  # before inflating the motion's arrays
                 arrays = {name: archive[name] for name in _ARRAYS}
                 extras = {key: archive[_EXTRA_PREFIX + key] for key in header["extras"]}
                 fields = {key: header[key] for key in ("coordinates", "controls", "velocities", "metadata")}
@@ -607,6 +710,180 @@ class Trajectory:
         return trajectory_table(self)
 
 
-def load(path):
+def load(path, *, max_bytes=None):
     """:meth:`Trajectory.load`."""
-    return Trajectory.load(path)
+    return Trajectory.load(path, max_bytes=max_bytes)
+
+
+def _file_path(path, what):
+    """``path`` (str, bytes or ``os.PathLike``) as a :class:`~pathlib.Path`; anything else is an
+    InputTypeError naming ``what``, a path with a NUL character a ConfigurationError."""
+    try:
+        name = os.fspath(path)
+    except TypeError:
+        raise InputTypeError(f"{what}: the path must be a str, bytes or os.PathLike, got "
+                             f"{type(path).__name__} {path!r}") from None
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    if "\0" in name:
+        raise ConfigurationError(f"{what}: the path {name!r} holds a NUL character")
+    if not name:
+        raise ConfigurationError(f"{what}: the path is empty")
+    return Path(name)
+
+
+def archive_path(path):
+    """The ``.npz`` file :meth:`Trajectory.save` writes for ``path``, checked before anything
+    is computed or written: ``.npz`` is appended when missing, but only to a name that is
+    free or a regular file: a device (``/dev/full``), a directory, a named pipe or a socket
+    given as ``path`` is refused with a :class:`~pyomo_mbdyn.errors.DestinationError`
+    (an ``OSError``) naming it, not turned into ``/dev/full.npz`` beside it; then
+    :func:`~pyomo_mbdyn.atomic.check_destination` refuses what cannot be written.
+
+    >>> archive_path("/dev/null")
+    Traceback (most recent call last):
+        ...
+    pyomo_mbdyn.errors.DestinationError: cannot write the results file '/dev/null': it is a character device, not a regular file
+    """
+    path = _file_path(path, "results file")
+    kind = file_kind(path)
+    if kind == "a directory":
+        raise DestinationError(f"cannot write the results file {str(path)!r}: it is a directory; give a file name")
+    if kind not in (None, "a regular file"):
+        raise DestinationError(f"cannot write the results file {str(path)!r}: it is {kind}, not a regular file")
+    if path.suffix != ".npz":
+        path = path.with_name(path.name + ".npz")
+    return check_destination(path, "results file")
+
+
+#: the share of the available memory an archive may declare by default (Trajectory.load)
+MEMORY_SHARE = 0.5
+
+
+def available_memory():
+    """Bytes of memory available now: ``MemAvailable`` of ``/proc/meminfo`` (Linux), else
+    ``os.sysconf('SC_AVPHYS_PAGES') × SC_PAGE_SIZE``; None where neither tells.
+
+    >>> memory = available_memory()
+    >>> memory is None or memory > 0
+    True
+    """
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _byte_limit(max_bytes):
+    """The byte limit of a load: ``max_bytes`` (a positive integer), or by default
+    :data:`MEMORY_SHARE` of :func:`available_memory` (1 GiB where it is unknown)."""
+    if max_bytes is None:
+        memory = available_memory()
+        return int(MEMORY_SHARE * memory) if memory else 2**30
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) or max_bytes <= 0:
+        raise ConfigurationError(f"results.load: max_bytes must be a positive integer (bytes), got "
+                                 f"{type(max_bytes).__name__} {max_bytes!r}")
+    return int(max_bytes)
+
+
+def _size(n):
+    """``n`` bytes for a message: '1.6 GB (1600000000 bytes)'."""
+    for unit_name, scale in (("EB", 1e18), ("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit_name} ({n} bytes)"
+    return f"{n} bytes"
+
+
+def _member_header(path, archive, info):
+    """(dtype, shape, header length) of the ``.npy`` member ``info``, read from the zip
+    stream without inflating the data (numpy's header readers take the first bytes only)."""
+    name = info.filename
+    try:
+        with archive.open(info) as member:
+            version = np.lib.format.read_magic(member)
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(member)
+            elif version == (2, 0):
+                shape, _, dtype = np.lib.format.read_array_header_2_0(member)
+            else:
+                raise ValueError(f".npy format version {version} (Trajectory.save writes 1.0 or 2.0)")
+            return dtype, shape, member.tell()
+    except Exception as err:  # not a .npy member, a corrupted or truncated stream, a header numpy refuses
+        raise ResultsFileError(f"{path}: corrupted or not written by Trajectory.save ({type(err).__name__}: "
+                               f"{err}; the member {name!r} is not a readable .npy array)") from None
+
+
+def _check_shapes(path, shapes, header):
+    """Refuse, before inflating them, motion arrays whose declared shapes do not fit the node
+    times and the names in the header: q and v (N+1, n coordinates), u (N, controls), nu
+    (N, velocities), N+1 the declared length of t (a bomb declares a q far longer than t)."""
+    t = shapes.get("t")
+    if t is None or len(t) != 1 or t[0] < 1:
+        return  # the constructor names what is wrong with t
+    nodes = t[0]
+    columns = {key: len(header[names]) if isinstance(header.get(names), list) else None
+               for key, names in (("q", "coordinates"), ("v", "coordinates"), ("u", "controls"),
+                                  ("nu", "velocities"))}
+    for key, names in (("q", "coordinates"), ("v", "coordinates"), ("u", "controls"), ("nu", "velocities")):
+        rows = nodes if key in ("q", "v") else nodes - 1
+        expected = (rows, columns[key])
+        declared = tuple(shapes.get(key, ()))
+        if columns[key] is not None and declared != expected:
+            raise ResultsFileError(
+                f"{path}: the array {key!r} declares the shape {declared}, but t has {nodes} nodes and the header "
+                f"names {columns[key]} {names}: expected {expected}; refused before inflating it")
+
+
+def _check_members(path, stream, limit):
+    """Refuse, before numpy inflates anything, an archive whose members declare more than
+    ``limit`` bytes (each, or together), hold another dtype than a results archive may, or
+    do not hold what their ``.npy`` header declares."""
+    try:
+        archive = zipfile.ZipFile(stream)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as err:
+        raise ResultsFileError(f"{path}: not a results archive (.npz written by Trajectory.save): a corrupted "
+                               f"zip ({type(err).__name__}: {err})") from None
+    shapes = {}
+    with archive:
+        total = 0
+        for info in archive.infolist():
+            name = info.filename
+            if not name.endswith(".npy"):
+                raise ResultsFileError(f"{path}: the member {name!r} is not a .npy array (an archive written by "
+                                       "Trajectory.save holds .npy members only)")
+            dtype, shape, header_length = _member_header(path, archive, info)
+            key = name[:-len(".npy")]
+            if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None:
+                raise ResultsFileError(f"{path}: the member {name!r} has the dtype {dtype} (objects or "
+                                       "fields); a results archive holds numbers only")
+            if key in _ARRAYS and dtype.kind not in "iuf":
+                raise ResultsFileError(f"{path}: the array {key!r} has the dtype {dtype}; t, q, v, u and nu "
+                                       "hold real numbers (an integer or floating dtype), not booleans or "
+                                       "complex numbers")
+            if key == _HEADER and dtype.kind != "U":
+                raise ResultsFileError(f"{path}: the member {name!r} has the dtype {dtype}, not a string")
+            if key not in (_HEADER, *_ARRAYS) and dtype.kind not in "biufc":
+                raise ResultsFileError(f"{path}: the member {name!r} has the dtype {dtype}; extras hold numbers")
+            shapes[key] = tuple(shape)
+            declared = math.prod(shape) * dtype.itemsize  # Python integers: no overflow
+            total += declared
+            if declared > limit or total > limit:
+                what = (f"the member {name!r} declares a {dtype} array of shape {tuple(shape)}, {_size(declared)}"
+                        if declared > limit else f"its members declare {_size(total)} together")
+                raise ResultsFileError(
+                    f"{path}: {what}: more than the limit max_bytes = {_size(limit)} (by default half the "
+                    "memory available now); refused before inflating anything. Pass max_bytes= to "
+                    "results.load to read a larger archive on purpose")
+            if info.file_size != header_length + declared:
+                raise ResultsFileError(
+                    f"{path}: the member {name!r} declares a {dtype} array of shape {tuple(shape)} "
+                    f"({header_length} + {declared} bytes) but its zip entry holds {info.file_size} bytes: "
+                    "corrupted, or a header that lies about the data")
+    return shapes

@@ -8,12 +8,14 @@ import hypothesis.extra.numpy as hnp
 import hypothesis.strategies as st
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 
-from pyomo_mbdyn.errors import ConfigurationError
+from pyomo_mbdyn.errors import ConfigurationError, ModellingWarning
 from pyomo_mbdyn.results import SolvedTrajectory, load
 
 DTYPES = st.sampled_from(["<f8", ">f8", "<f4", "<f2", "<c16", "<i8", ">i4", "<u2", "|b1", "|i1"])
+#: the motion's arrays t, q, v, u, nu are real; bool and complex stay for extras
+REAL_DTYPES = st.sampled_from(["<f8", ">f8", "<f4", "<f2", "<i8", ">i4", "<u2", "|i1"])
 
 
 def _same_bits(a, b):
@@ -51,7 +53,7 @@ def _trajectory(N=3, n=2, n_act=1, dof=2, **kwds):
 def trajectories(draw):
     N = draw(st.integers(0, 5))
     n, n_act, dof = (draw(st.integers(0, 4)) for _ in range(3))
-    dtype = draw(DTYPES)
+    dtype = draw(REAL_DTYPES)
 
     def array(shape):
         return draw(hnp.arrays(dtype, shape, elements=None if dtype != "<f2" else st.floats(width=16)))
@@ -71,8 +73,10 @@ def trajectories(draw):
     t_dtype = draw(st.sampled_from(["<f8", ">f8", "<f4", "<f2", "<i8", ">i4", "<u2", "|i1"]))
     times = np.sort(draw(hnp.arrays(t_dtype, (N + 1,), unique=True, elements=(
         st.floats(-1e4, 1e4, width=8 * int(t_dtype[-1])).map(lambda x: x + 0.0) if "f" in t_dtype else None))))
+    q = array((N + 1, n))
+    assume(q.size == 0 or np.isfinite(q).any())  # a q without one finite entry is refused (tested below)
     return SolvedTrajectory(
-        t=times, q=array((N + 1, n)), v=array((N + 1, n)), u=array((N, n_act)), nu=array((N, dof)),
+        t=times, q=q, v=array((N + 1, n)), u=array((N, n_act)), nu=array((N, dof)),
         coordinates=draw(st.lists(names, min_size=n, max_size=n, unique=True)),
         controls=draw(st.lists(names, min_size=n_act, max_size=n_act, unique=True)),
         velocities=draw(st.lists(names, min_size=dof, max_size=dof, unique=True)),
@@ -208,8 +212,11 @@ def test_from_block_reads_the_block(arm_model, tmp_path):
     assert traj.velocities == ("hinge.angle",)  # a point mass on a ball joint at its centre adds none
     assert traj.metadata == {"model": "pendulum-test", "system": "pendulum", "scheme": "bem", "steps": 3,
                              "horizon": 0.3, "h": pytest.approx(0.1), "solver": "casadi_ipopt",
-                             "status": "optimal", "objective": None, "iterations": 7}
-    assert _assert_round_trip(traj, tmp_path / "pendulum.npz").steps == 3
+                             "status": "optimal", "objective": None, "iterations": 7,
+                             # set by hand, never solved: the block says so whatever the caller claims
+                             "solved": False, "solution_status": None}
+    with pytest.warns(ModellingWarning, match="not a solver's solution"):
+        assert _assert_round_trip(traj, tmp_path / "pendulum.npz").steps == 3
 
 
 def test_from_block_rejects_other_objects():

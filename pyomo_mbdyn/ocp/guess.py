@@ -206,7 +206,7 @@ def _chart_trajectory(system, h, theta, contravariant, q=None):
         lam[k], u[k] = x[:m], -x[m:]  # u = -ū, the applied force
     return Trajectory.of_system(system, h * np.arange(N + 1), q, v, u, nu,
                                 {"scheme": "guess", "h": h, "steps": N, "horizon": h * N,
-                                 "contravariant": contravariant},
+                                 "contravariant": contravariant, "solved": False},
                                 lam=lam, w=np.diff(theta, axis=0))
 
 

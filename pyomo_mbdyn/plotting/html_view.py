@@ -256,6 +256,8 @@ def _default_title(trajectory, system):
     parts.append(f"N = {trajectory.steps}")
     if meta.get("status"):
         parts.append(str(meta["status"]))
+    if meta.get("solved") is False:  # a block's guess or changed values: say so where it is shown
+        parts.append("not a solution")
     if isinstance(meta.get("objective"), (int, float)) and not isinstance(meta.get("objective"), bool):
         parts.append(f"J = {meta['objective']:.6g}")
     return ", ".join(parts)

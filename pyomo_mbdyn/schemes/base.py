@@ -126,6 +126,39 @@ class SchemeBlockData(BlockData):
             return False
         return self._value_fingerprint() == fingerprint
 
+    #: solution statuses (Pyomo's) of a solver solution that is an optimum
+    SOLVED_STATUSES = ("optimal", "locallyOptimal", "globallyOptimal")
+
+    @property
+    def solution_status(self):
+        """The status (Pyomo's ``SolutionStatus``: ``'optimal'``, ``'locallyOptimal'``,
+        ``'stoppedByLimit'``, …) of the solver solution this block's values are, or None
+        when they are no solver's solution.
+
+        The block holds a solution when its model's last loaded solution
+        (``model.solutions``, where Pyomo keeps what a solve loaded) covers variables of
+        this block and every one of them still has the value the solver gave it.  A
+        block that was only built, started from its model's guess
+        (``initialize_from``) or changed after its solve gives None: its values are a
+        guess, not a solution.  :meth:`_metadata` records it (``solved``,
+        ``solution_status``) so that a saved trajectory says whether it is a solution."""
+        solutions = getattr(getattr(self.model(), "solutions", None), "solutions", ())
+        if not len(solutions):
+            return None
+        solution = solutions[-1]
+        mine = {id(v) for v in self.component_data_objects(pyo.Var, descend_into=True)}
+        covered = 0
+        for key, (var, entry) in getattr(solution, "_entry", {}).get("variable", {}).items():
+            if key not in mine:
+                continue
+            var = var() if callable(var) and not hasattr(var, "value") else var  # a weak reference
+            if var is None or var.value != entry.get("Value"):
+                return None  # changed since the solve: no longer the solver's point
+            covered += 1
+        if not covered:
+            return None
+        return str(getattr(solution, "_metadata", {}).get("status", "unknown"))
+
     @property
     def record(self):
         """The scheme's registry record (of the class's ``scheme``; an instance may name a variant)."""
@@ -175,6 +208,8 @@ class SchemeBlockData(BlockData):
     def _metadata(self):
         out = {"model": self.model().name, "system": self.system.name, "scheme": self.scheme,
                "steps": int(self.config.steps), "horizon": float(self.config.horizon), "h": self.step_length}
+        status = self.solution_status  # whether these values are a solver's solution (a guess is not)
+        out.update(solved=status in self.SOLVED_STATUSES, solution_status=status)
         if self.free_horizon:  # the final time reached, and its bounds
             out.update(horizon=self.final_time_value, free_horizon=list(self.config.free_horizon))
         return out
