@@ -16,6 +16,7 @@
   warning; a solved block saves ``solved: true`` and its solver's status.
 """
 
+import dataclasses
 import io
 import json
 import math
@@ -368,3 +369,22 @@ def test_an_interpolated_guess_says_it_is_no_solution():
     pendulum = examples.pendulum()
     guess = interpolated_trajectory(pendulum, 0.25, 4, [1.0])
     assert guess.solved is False and math.isclose(guess.h, 0.25)
+
+
+def test_the_conservation_figure_of_a_guess_says_it_is_no_solution():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from pyomo_mbdyn.diagnostics import trajectory_table
+    from pyomo_mbdyn.mechanics import examples
+    from pyomo_mbdyn.plotting import plot_conservation
+    from pyomo_mbdyn.simulate import simulate
+
+    pendulum = examples.pendulum()
+    motion = simulate(pendulum, pendulum.q0, np.zeros(pendulum.n), 0.1, 3, controls=[[-0.5]] * 3)
+    table = trajectory_table(motion)
+    guess = dataclasses.replace(motion, metadata={**motion.metadata, "solved": False, "solution_status": None})
+    fig = plot_conservation(table, trajectory=guess)
+    assert fig._suptitle is not None and fig._suptitle.get_text().startswith("not a solution")
+    solved = dataclasses.replace(motion, metadata={**motion.metadata, "solved": True, "solution_status": "optimal"})
+    assert plot_conservation(table, trajectory=solved)._suptitle is None

@@ -153,6 +153,9 @@ def plot_conservation(table, fig=None, *, scheme=None, trajectory=None, energy_u
     ``scheme`` (a name) defaults to ``trajectory.scheme``.  ``energy_unit``,
     ``time_unit`` and ``constraint_unit`` label the axes (a multibody
     system's constraint rows are lengths or numbers: ``"m or 1, by row"``).
+    A ``trajectory`` whose metadata say ``solved: false`` (a block's guess, or
+    values changed after the solve) gets the figure title "not a solution": its
+    balances are those of a guess, not of the scheme's solution.
     Returns the figure.
     """
     import pandas as pd
@@ -191,6 +194,8 @@ def plot_conservation(table, fig=None, *, scheme=None, trajectory=None, energy_u
     for ax in axes:
         if ax.axison:
             ax.set_xlabel(f"t {bracket(time_unit)}")
+    if getattr(trajectory, "metadata", {}).get("solved") is False:  # a guess: say so on the figure
+        fig.suptitle("not a solution (a guess or changed values: metadata solved = false)")
     fig.tight_layout()
     return fig
 
