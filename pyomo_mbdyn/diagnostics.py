@@ -5,7 +5,8 @@ For the energy-momentum schemes (thesis §2.3) the discrete energy balance
     T_k + V_k + W_k + D_k = const,
     W_k = -h Σ_{i<k} u_{i,i+1} · ν_{i,i+1},   D_k = h Σ_{i<k} (K ν_{i,i+1}) · ν_{i,i+1},
 
-holds to solver tolerance, with ``ν = B(q♯) v_{k+½}`` and ``u`` the applied
+holds to solver tolerance, with ``ν = B(q♯) v_{k+½}`` (so ``h u·ν = u·B(q♯)(q_{k+1} - q_k)``,
+force × displacement) and ``u`` the applied
 generalised force, ``M v̇ + ∇V + Gᵀγ + Bᵀ(Kν - u) = 0`` (so ``W`` is the work done *by
 the system* on the actuators: negative while the motors drive it).  The table also lists the total linear and
 angular momentum (about the origin), the constraint residual max abs Φ(q_k) and the
@@ -34,7 +35,10 @@ def conservation_table(system, h, q, v, nu, u, work=None):
     u : (N, n_act) interval controls on ``system.actuated``
     work : (N,) the work done on the controls on each interval as the scheme states it
         (default ``-h u_k·ν_k``, the midpoint and energy-momentum schemes'; a scheme with stage
-        controls gives its own quadrature: the trajectory extra ``work``)
+        controls gives its own quadrature, and a scheme without joint-rate unknowns (DMOCC,
+        RATTLE) the force × displacement ``-u_k·B(q_{k+½})(q_{k+1} - q_k)``
+        (:func:`~pyomo_mbdyn.discretization.common.interval_control_work`): the trajectory
+        extra ``work``)
 
     Returns
     -------

@@ -10,7 +10,7 @@ multipliers from a ``dual`` Suffix.
 import numpy as np
 import pyomo.environ as pyo
 
-from ..discretization.common import interval_joint_rates
+from ..discretization.common import interval_control_work, interval_joint_rates
 from ..trajectory import Trajectory
 
 __all__ = ["SolutionValues"]
@@ -46,8 +46,12 @@ class SolutionValues:
             nu = np.array([[pyo.value(x) for x in self.nu_array(i)] for i in self.intervals]).reshape(N, -1)
         else:
             nu = self._recover_joint_rates(q)
+        extras = self._extras()
+        if not self.record.joint_rates and "work" not in extras and len(self.actuated):
+            # no joint-rate unknowns: the controls' work as force × displacement, not from recovered rates
+            extras["work"] = interval_control_work(self.system, q, u)
         return Trajectory.of_system(self.system, self.step_length * np.arange(N + 1), q, v, u, nu, self._metadata(),
-                                    **self._extras())
+                                    **extras)
 
     def _extras(self):
         """The scheme's own unknowns by name (multipliers ``lam``, increments ``w``, chart ``theta``)."""

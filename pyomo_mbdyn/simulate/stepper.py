@@ -13,7 +13,7 @@ import threading
 
 import numpy as np
 
-from ..discretization.common import interval_joint_rates
+from ..discretization.common import interval_control_work, interval_joint_rates
 from ..discretization.registry import record, scheme_names
 from ..discretization.steps import layout
 from ..errors import ConfigurationError, MbdynError
@@ -245,7 +245,12 @@ class Stepper:
         if family == "two-step":
             V = self.step_equations.node_velocities(system, self.h, Q, U, v0)
         V = np.array(V)
-        nu = np.array(extras.pop("nu")) if "nu" in extras else interval_joint_rates(system, Q, self.h)
+        if "nu" in extras:
+            nu = np.array(extras.pop("nu"))
+        else:  # no joint rates among the unknowns: the controls' work as force × displacement
+            nu = interval_joint_rates(system, Q, self.h)
+            if work is None and len(system.actuated):
+                work = interval_control_work(system, Q, U)
         if work is not None:
             extras["work"] = work
         return Trajectory.of_system(system, t, Q, V, U, nu, self._metadata(steps),
