@@ -123,11 +123,17 @@ OPTIONS = {
                       "CONFIGURATIONS)",
     "final_rest": "'full': v_N = 0, all four rows (the thesis); 'reduced': P(q_N)ᵀ M v_N = 0, three dof rows "
                   "(rest in the degrees of freedom)",
+    "start": "'auto' (default: START per scheme, else the interpolated guess), 'guess' (the interpolated "
+             "guess) or a scheme name (that scheme's optimum on the same grid, its controls simulated by "
+             "this scheme)",
 }
+#: the default start per scheme: the Lobatto pair does not solve from the interpolated guess
+#: (N = 40: the iteration limit); from the REM optimum, simulated, in 5–6 iterations
+START = {"lobatto": "rem", "lobatto_gc": "rem"}
 
 
 @model_build
-def build(scheme="bem", steps=STEPS, configurations=None, final_rest="full"):
+def build(scheme="bem", steps=STEPS, configurations=None, final_rest="full", start="auto"):
     """The crane OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem) with the
     interpolated guess; ``configurations``: the block's form of node
     configurations (default ``CONFIGURATIONS[scheme]``); ``final_rest``:
@@ -135,7 +141,10 @@ def build(scheme="bem", steps=STEPS, configurations=None, final_rest="full"):
     ``"reduced"`` (three dof rows P(q_N)ᵀ M v_N = 0: the crane's B = [-I₂ 0] has
     no row for the unactuated swing, so the joint-rate form B v_N = 0 would
     leave it free; v_N keeps a component along the rope's constraint normal,
-    no motion of the crane); one row fewer, the optimum within solver tolerance."""
+    no motion of the crane); one row fewer, the optimum within solver tolerance.
+    ``start``: ``"auto"`` (:data:`START`: the Lobatto pair from the REM optimum,
+    :func:`pyomo_mbdyn.ocp.warm_start.start_from_scheme`), ``"guess"`` or a scheme name;
+    ``m.start_description`` says which start was taken."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.errors import ConfigurationError
@@ -146,6 +155,11 @@ def build(scheme="bem", steps=STEPS, configurations=None, final_rest="full"):
     offered = scheme_names(optimal_control=True, coordinate_systems=True)
     if scheme not in offered:
         raise ConfigurationError(f"crane: scheme {scheme!r} not offered; use one of {offered}")
+    reference = START.get(scheme) if start == "auto" else start
+    if reference == "guess" or reference == scheme:
+        reference = None
+    if reference is not None and reference not in offered:
+        raise ConfigurationError(f"crane: start must be 'auto', 'guess' or one of {offered}, got {start!r}")
     system = build_system()
     m = pyo.ConcreteModel("crane")
     form = CONFIGURATIONS.get(scheme) if configurations is None else configurations
@@ -159,6 +173,12 @@ def build(scheme="bem", steps=STEPS, configurations=None, final_rest="full"):
     problem.require_final_rest(reduced=final_rest == "reduced")
     m.dyn.initialize_from(interpolated_trajectory(system, m.dyn.h, steps, theta_final()))
     m.problem = problem
+    if reference is not None:
+        from pyomo_mbdyn.ocp.warm_start import start_from_scheme
+
+        start_from_scheme(m, lambda: build(reference, steps, final_rest=final_rest, start="guess"))
+    else:
+        m.start_description = "the interpolated guess"
     return m
 
 

@@ -203,16 +203,38 @@ def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, gu
     Jac = np.column_stack([momentum(e) - base for e in np.eye(len(rate_columns))])
     rates = np.linalg.lstsq(Jac, -base, rcond=None)[0]
     increment[rate_columns] = rates * (HORIZON / steps)
+    turn = np.abs(rates).max() * HORIZON  # the fastest rotor's turn in the zero-momentum guess
+    if guess == "simulate" and m.dyn.record.increments and increment_bound and steps * increment_bound < turn:
+        raise ConfigurationError(
+            f"satellite: {steps} steps cannot turn the rotors by the {turn:.3g} rad the reorientation needs "
+            f"(its zero-momentum motion) with rotation increments bounded by increment_bound = "
+            f"{increment_bound:g} rad per step, against aliasing: use steps ≥ {int(np.ceil(turn / increment_bound))}"
+            " (the rest-to-rest optimum needs a few more: at increment_bound = 1, N = 21 is infeasible and "
+            "N = 22 solves)")
     if guess == "simulate":
         # a dynamically feasible start: rotor rates 2·rates·sin²(πt/T) from rest to
         # rest (mean rate = rates), i.e. torques J_axial·α̈, simulated by the same scheme
         from pyomo_mbdyn.simulate import simulate
 
         h = HORIZON / steps
-        t_mid = h * (np.arange(steps) + 0.5)
         axial = np.array([system.bodies[f"rotor{i}"].inertia[i - 1] for i in rotors])
-        torque = np.outer(np.sin(2 * np.pi * t_mid / HORIZON), 2 * np.pi / HORIZON * rates * axial)
-        trajectory = simulate(system, system.q0, np.zeros(system.n), h, steps, torque, scheme=scheme)
+
+        def torques(n):  # at the midpoints of n equal steps
+            t_mid = HORIZON / n * (np.arange(n) + 0.5)
+            return np.outer(np.sin(2 * np.pi * t_mid / HORIZON), 2 * np.pi / HORIZON * rates * axial)
+
+        torque = torques(steps)
+        if steps >= STEPS:
+            trajectory = simulate(system, system.q0, np.zeros(system.n), h, steps, torque, scheme=scheme)
+        else:
+            # a coarse grid: the rotors turn too far per step for Newton's method to follow
+            # (N = 10: 31 units in one step); the motion is simulated on STEPS steps and its
+            # chart coordinates sampled at the coarse nodes (refined_trajectory's spline)
+            from pyomo_mbdyn.ocp import refined_trajectory
+
+            fine = simulate(system, system.q0, np.zeros(system.n), HORIZON / STEPS, STEPS, torques(STEPS),
+                            scheme=scheme)
+            trajectory = refined_trajectory(system, h, steps, fine)
         m.dyn.initialize_from(trajectory)
         if isinstance(getattr(m.dyn, "w", None), pyo.Var):
             for var in m.dyn.w.values():  # the guess's fastest rotor steps exceed the bound a little

@@ -183,6 +183,9 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarse
                                  if getattr(module, "ENERGY_BALANCE", True) else None),
         "momentum_error": float(np.abs(L - L[0]).max()) if L is not None else None,
     }
+    start = getattr(model, "start_description", None)  # a model's own start (e.g. another scheme's optimum)
+    if start is not None and not stages:
+        result["start"] = start
     if stages:
         result["stages"] = stages
     # a model may add or override fields (e.g. ``hamiltonian_drift`` of DNCO models)
