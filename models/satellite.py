@@ -145,7 +145,13 @@ def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, gu
 
     ``guess="simulate"`` (default): rotor torques that spin the rotors up and
     down again (rates ∝ sin²(πt/T)), simulated by the scheme — a dynamically
-    feasible motion without angular momentum.  ``guess="interpolate"``: the
+    feasible motion without angular momentum; below :data:`STEPS` steps it is
+    simulated on STEPS steps and sampled at the coarse nodes (at N = 10 the
+    scheme's Newton step cannot follow the rotors), and a grid on which the
+    rotors cannot turn as far as the zero-momentum motion needs under
+    ``increment_bound`` (N < 21 at 1 rad) is refused by name: such a problem has
+    no solution (measured: N = 21 infeasible, N = 10 unsolved even at 2.5 rad or
+    unbounded, N = 4 infeasible).  ``guess="interpolate"``: the
     main body turns in equal steps about the target axis while the rotors
     spin so that the guess carries no angular momentum (not a motion of the
     scheme).  ``configurations`` applies to ``scheme="dmocc"``.

@@ -4,8 +4,9 @@ The fourth-order Lobatto pair carries, per interval, a middle-stage configuratio
 sets of stage multipliers (``lobatto``) and three stage controls.  From an interpolated
 guess its NLP is far from its solution (the crane, N = 40: the iteration limit); from a
 second-order optimum that lacks these unknowns (REM has no multipliers) IPOPT needs
-1 131 iterations for ``lobatto``, because the stage multipliers start at zero while the
-rope carries the load.  :func:`start_from_scheme` solves the problem in the reference
+1 131 iterations for ``lobatto`` (5 for ``lobatto_gc``, which has no multipliers): its
+middle stages and stage multipliers do not satisfy the scheme's steps (REM has no
+multipliers; they start at zero while the rope carries the load).  :func:`start_from_scheme` solves the problem in the reference
 scheme, then *simulates* the target scheme with the reference's controls
 (:func:`~pyomo_mbdyn.simulate.simulate`): every stage configuration and multiplier of the
 start then satisfies the target's own step equations, and only the boundary conditions
