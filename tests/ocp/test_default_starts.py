@@ -40,3 +40,16 @@ def test_satellite_on_a_grid_too_coarse_for_its_rotors_is_refused_by_name(steps)
     with pytest.raises(ConfigurationError, match=rf"satellite: {steps} steps cannot turn the rotors by the "
                                                  r"[0-9.]+ rad .* increment_bound = 1 rad .* use steps ≥ 21"):
         satellite.build(steps=steps)
+
+
+@pytest.mark.parametrize("steps", [4, 10])
+def test_run_satellite_on_a_coarse_grid_is_refused_in_one_line(capsys, steps):
+    """``pyomo-mbdyn run satellite --steps 10`` used to fail inside its simulated guess (Newton,
+    step 2); now the request is refused before anything is simulated, with the reason."""
+    from pyomo_mbdyn.cli import main
+
+    assert main(["run", "satellite", "--steps", str(steps)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith(f"pyomo-mbdyn: satellite: {steps} steps cannot turn the rotors") and "steps ≥ 21" in err
