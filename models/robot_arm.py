@@ -56,7 +56,7 @@ def _pose(model, name, value, system):
                                  f"{[v.split('.')[0] for v in system.velocities]}, got {value.size}")
     angles = np.array([finite_option(model, f"{name}[{i}]", v) for i, v in enumerate(value)], float)
     for joint, angle in zip(system.velocities, angles):
-        limits = system.urdf_limits[joint.split(".")[0]]
+        limits = system.urdf_limits[joint.rsplit(".", 1)[0]]
         if limits.lower is not None and not limits.lower <= angle <= limits.upper:
             raise ConfigurationError(f"{model}: {name} puts {joint} at {angle:.6g} rad, outside the URDF's "
                                      f"limits [{limits.lower}, {limits.upper}]")
@@ -90,7 +90,7 @@ def rest_to_rest(model, robot, scheme, steps, horizon, start, target, configurat
                          configurations=form)
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort({a: 0.5 for a in m.dyn.actuated})  # J = h Σ ½|u|²
-    problem.fix_final_configuration({j.split(".")[0]: a for j, a in zip(system.velocities, target)})
+    problem.fix_final_configuration({j.rsplit(".", 1)[0]: a for j, a in zip(system.velocities, target)})
     problem.require_final_rest()
     problem.apply_joint_limits()
     problem.apply_effort_limits()
@@ -110,11 +110,11 @@ def evaluate(m):
     tr = dyn.trajectory()
     P = np.asarray(system.null_space(tr.q[-1]), float)
     momentum = float(np.abs(P.T @ system.mass_matrix() @ tr.v[-1]).max())
-    limits = [system.urdf_limits[a.split(".")[0]] for a in dyn.actuated]
+    limits = [system.urdf_limits[a.rsplit(".", 1)[0]] for a in dyn.actuated]
     effort = np.array([lim.effort for lim in limits], float)
     angles = m.problem.joint_coordinates()
     theta = np.array([[pyo.value(angles[k, j]) for j in dyn.velocities] for k in dyn.nodes])
-    joints = [system.urdf_limits[j.split(".")[0]] for j in dyn.velocities]
+    joints = [system.urdf_limits[j.rsplit(".", 1)[0]] for j in dyn.velocities]
     lower = np.array([-np.inf if lim.lower is None else lim.lower for lim in joints])
     upper = np.array([np.inf if lim.upper is None else lim.upper for lim in joints])
     margin = float(np.min(np.minimum(theta - lower, upper - theta)))

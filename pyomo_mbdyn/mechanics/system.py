@@ -165,7 +165,7 @@ class MultibodySystem(ConstrainedSystem):
         names = self._coordinate_names_of(target)
         if dofs is not None:
             wanted = [dofs] if isinstance(dofs, str) else list(dofs)
-            full = {n.split(".", 1)[1]: n for n in names}
+            full = {n.rsplit(".", 1)[1]: n for n in names}
             unknown = [d for d in wanted if d not in full]
             if unknown:
                 raise ConfigurationError(

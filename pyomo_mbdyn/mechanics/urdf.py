@@ -177,30 +177,64 @@ def lump_inertia(parts):
 
 # -- reading ----------------------------------------------------------------------------
 def _read_root(source):
-    """The ``<robot>`` element of a URDF file path or XML text."""
-    if isinstance(source, bytes):
-        source = source.decode("utf-8")
-    if isinstance(source, str) and source.lstrip().startswith("<"):
-        text, where = source, "URDF text"
+    """The ``<robot>`` element of a URDF file path or XML text.
+
+    Text is a ``str``/``bytes`` whose first non-blank character (after a byte-order mark) is
+    ``<``; anything else is a path.  Bytes and files are handed to the XML parser undecoded,
+    so a UTF-8 BOM and the encoding of the ``<?xml ... encoding=...?>`` declaration (e.g.
+    ISO-8859-1) are honoured; bytes that do not fit the encoding are malformed XML.  A string
+    that is neither XML nor a usable path (too long, a NUL, a line break) is refused saying so.
+    """
+    if isinstance(source, (bytes, bytearray)):
+        head = bytes(source[:4096]).lstrip(b"\xef\xbb\xbf").lstrip()
+        if not head.startswith(b"<"):
+            raise ConfigurationError(f"from_urdf: the {len(source)} bytes given are not XML text (the first "
+                                     f"character is not '<'): {bytes(source[:40])!r}…")
+        text, where = bytes(source), "URDF text"
+    elif isinstance(source, str) and source.lstrip("\ufeff").lstrip().startswith("<"):
+        text, where = source.lstrip("\ufeff"), "URDF text"
     elif isinstance(source, (str, os.PathLike)):
-        path = Path(source)
-        if not path.is_file():
-            raise MissingFileError(f"from_urdf: no URDF file {str(path)!r}")
-        text, where = path.read_text(encoding="utf-8"), f"URDF file {str(path)!r}"
+        shown = os.fspath(source)
+        shown = repr(shown) if len(shown) <= 80 else f"{shown[:60]!r}… ({len(shown)} characters)"
+        try:
+            path = Path(source)
+            is_file = path.is_file()
+        except (OSError, ValueError) as exc:  # ENAMETOOLONG, an embedded NUL, …
+            raise ConfigurationError(f"from_urdf: {shown} is neither URDF text (it does not start with '<') "
+                                     f"nor a usable file path ({getattr(exc, 'strerror', None) or exc})") from None
+        if not is_file:
+            raise MissingFileError(f"from_urdf: no URDF file {shown} (and it is not URDF text: it does not "
+                                   f"start with '<')")
+        try:
+            text = path.read_bytes()
+        except OSError as exc:
+            raise ConfigurationError(f"from_urdf: cannot read the URDF file {shown}: {exc}") from None
+        where = f"URDF file {str(path)!r}"
     else:
         raise InputTypeError(f"from_urdf: expected a URDF file path or XML text, got "
                              f"{type(source).__name__} {source!r}")
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
-        raise ConfigurationError(f"from_urdf: malformed XML in {where}: {exc}") from None
+        hint = ("; bytes outside UTF-8 need an <?xml ... encoding=...?> declaration"
+                if isinstance(text, bytes) and "invalid token" in str(exc) else "")
+        raise ConfigurationError(f"from_urdf: malformed XML in {where}: {exc}{hint}") from None
     if root.tag != "robot":
         raise ConfigurationError(f"from_urdf: the root element of {where} is <{root.tag}>, not <robot>")
     return root
 
 
-def _numbers(element, attribute, n, what, default=None):
-    """``n`` finite floats from ``element.get(attribute)`` (``default`` if absent)."""
+#: Largest magnitude accepted for a number in a URDF (masses, inertias, lengths, limits), in SI
+#: units.  Far beyond anything physical (the observable universe is ~1e53 kg, ~1e27 m), and
+#: small enough that the products the equations form (m·g·h, m·v², J·ω², sums over the tree)
+#: stay below the float range (~1.8e308), so a value like ``mass="1e308"`` is refused here,
+#: by name, not by an overflow in a later simulation.
+MAX_MAGNITUDE = 1e100
+
+
+def _numbers(element, attribute, n, what, default=None, bound=MAX_MAGNITUDE):
+    """``n`` finite floats from ``element.get(attribute)`` (``default`` if absent), each of
+    magnitude at most ``bound`` (:data:`MAX_MAGNITUDE`; None: any finite number)."""
     text = None if element is None else element.get(attribute)
     if text is None:
         if default is None:
@@ -212,6 +246,9 @@ def _numbers(element, attribute, n, what, default=None):
         raise ConfigurationError(f"{what}: {attribute}={text!r} is not {n} number(s)") from None
     if values.shape != (n,) or not np.all(np.isfinite(values)):
         raise ConfigurationError(f"{what}: {attribute}={text!r} must be {n} finite number(s)")
+    if bound is not None and np.abs(values).max() > bound:
+        raise ConfigurationError(f"{what}: {attribute}={text!r} is beyond ±{bound:g}, the largest magnitude "
+                                 f"accepted (products such as m·g·h would overflow)")
     return values
 
 
@@ -266,11 +303,14 @@ def _inertial(link, name):
 
 
 def _axis(joint, name):
-    axis = _numbers(joint.find("axis"), "xyz", 3, f"URDF joint {name!r} <axis>", (1, 0, 0))
-    norm = float(np.linalg.norm(axis))
-    if norm < 1e-12:
+    """The unit axis of a joint: any finite non-zero ``xyz`` is a direction (scaled by its
+    largest entry before normalising, so ``1e308 1e308 0`` is (1, 1, 0)/√2, not an overflow)."""
+    axis = _numbers(joint.find("axis"), "xyz", 3, f"URDF joint {name!r} <axis>", (1, 0, 0), bound=None)
+    scale = float(np.abs(axis).max())
+    if scale < 1e-12:
         raise ConfigurationError(f"URDF joint {name!r}: zero <axis xyz={joint.find('axis').get('xyz')!r}>")
-    return axis / norm
+    axis = axis / scale
+    return axis / np.linalg.norm(axis)
 
 
 # -- building ---------------------------------------------------------------------------

@@ -89,7 +89,7 @@ def reference_coordinates(block):
 
 def is_rotation(name):
     """A rotation coordinate: a joint angle or a rotation-vector component."""
-    return name.split(".", 1)[1].startswith(("w", "angle"))
+    return name.rsplit(".", 1)[1].startswith(("w", "angle"))
 
 
 class ConfigurationForm:

@@ -38,7 +38,7 @@ def column_order(owner, trajectory, expected):
             def show(items):  # by owner: 'upper.*' (12 columns) for a whole body's coordinates
                 owners = {}
                 for n in items:
-                    owners.setdefault(n.split(".", 1)[0], []).append(n)
+                    owners.setdefault(n.rsplit(".", 1)[0], []).append(n)
                 shown = [repr(ns[0]) if len(ns) == 1 else f"{o}.* ({len(ns)} columns)" for o, ns in owners.items()]
                 return "[" + ", ".join(shown[:8]) + (", …" if len(shown) > 8 else "") + "]"
             system = trajectory.metadata.get("system") if isinstance(trajectory.metadata, dict) else None
@@ -133,7 +133,7 @@ def _unreached_node(owner, system, trajectory, k, start, rotation):
     off = np.abs(np.asarray(chart(system, theta, rotation), float) - q)
     i = int(np.argmax(off))
     name = column_names(system)[0][i]
-    body = name.split(".", 1)[0]
+    body = name.rsplit(".", 1)[0]
     joints = [j.name for j in getattr(system, "joints", {}).values() if getattr(j.child, "name", None) == body]
     carried = f"body {body!r}" + (f", joint {joints[0]!r}" if joints else "")
     phi = np.abs(np.asarray(system.constraints(q), float)).max(initial=0.0)

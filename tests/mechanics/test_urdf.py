@@ -11,6 +11,7 @@ and the UR5 shipped in ``pyomo_mbdyn/robots``.  Pinocchio lumps fixed joints too
 import warnings
 
 import numpy as np
+import pyomo.environ as pyo
 import pytest
 
 from pyomo_mbdyn import robots
@@ -279,3 +280,76 @@ def test_bad_sources_and_options():
         MultibodySystem.from_urdf(FIXTURE, actuated="yes")
     with pytest.raises(ConfigurationError, match="joint 'j1': negative damping -0.7"):
         MultibodySystem.from_urdf(FIXTURE.replace('damping="0.7"', 'damping="-0.7"'))
+
+
+# -- sources: encodings, text or path, magnitudes (issue 46.8) ----------------------------
+def test_a_byte_order_mark_and_a_declared_encoding_are_read():
+    """A UTF-8 BOM (as text or bytes) and Latin-1 bytes declared as ISO-8859-1 give the same
+    robot as the plain text; Latin-1 bytes without the declaration are malformed XML, named."""
+    plain = MultibodySystem.from_urdf(FIXTURE)
+    latin = FIXTURE.replace('<?xml version="1.0"?>', '<?xml version="1.0" encoding="ISO-8859-1"?>')
+    latin = latin.replace('name="fixture"', 'name="fixtur\u00e9"')
+    for source in ("\ufeff" + FIXTURE, b"\xef\xbb\xbf" + FIXTURE.encode(), latin.encode("latin-1")):
+        system = MultibodySystem.from_urdf(source)
+        assert system.velocities == plain.velocities
+        assert np.allclose(system.mass_matrix(), plain.mass_matrix(), rtol=0, atol=1e-15)
+    assert MultibodySystem.from_urdf(latin.encode("latin-1")).name == "fixtur\u00e9"
+    undeclared = FIXTURE.replace('name="fixture"', 'name="fixtur\u00e9"').encode("latin-1")
+    with pytest.raises(ConfigurationError, match="malformed XML in URDF text.*encoding="):
+        MultibodySystem.from_urdf(undeclared)
+
+
+def test_a_long_string_that_is_not_xml_is_neither_text_nor_path(tmp_path):
+    with pytest.raises(ConfigurationError, match=r"'xxxx.*… \(5000 characters\) is neither URDF text .*"
+                                                 r"nor a usable file path"):
+        MultibodySystem.from_urdf("x" * 5000)
+    with pytest.raises(ConfigurationError, match="not XML text"):
+        MultibodySystem.from_urdf(b"robot")
+    with pytest.raises(MissingFileError, match="no URDF file 'robot.urdf' .*not URDF text"):
+        MultibodySystem.from_urdf("robot.urdf")
+    path = tmp_path / "fixture.urdf"
+    path.write_bytes(b"\xef\xbb\xbf" + FIXTURE.encode())
+    assert MultibodySystem.from_urdf(path).velocities == MultibodySystem.from_urdf(FIXTURE).velocities
+
+
+def test_a_huge_axis_is_a_direction():
+    """``xyz="1e308 1e308 0"`` is finite: the axis (1, 1, 0)/√2, not an overflow to 'got (0, 0, 0)'."""
+    huge = MultibodySystem.from_urdf(_robot(_joint("j1", "base", "a").replace('xyz="0 0 1"', 'xyz="1e308 1e308 0"')
+                                            + _joint("jb", "base", "b", "fixed")))
+    small = MultibodySystem.from_urdf(_robot(_joint("j1", "base", "a").replace('xyz="0 0 1"', 'xyz="1 1 0"')
+                                             + _joint("jb", "base", "b", "fixed")))
+    assert np.allclose(huge.joints["j1"].axis, small.joints["j1"].axis, rtol=0, atol=1e-15)
+    assert np.allclose(huge.joints["j1"].axis, np.array([1, 1, 0]) / np.sqrt(2), rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("old, new, match", [
+    ('<mass value="1.0"/>', '<mass value="1e308"/>', r"link 'base' <mass>: value='1e308' is beyond ±1e\+100"),
+    ('ixx="0.01"', 'ixx="1e200"', r"link 'base' <inertia>: ixx='1e200' is beyond"),
+    ('<axis xyz="0 0 1"/>', '<axis xyz="0 0 1"/><origin xyz="1e308 1e308 1e308"/>',
+     r"joint 'j1' <origin>: xyz='1e308 1e308 1e308' is beyond ±1e\+100"),
+])
+def test_magnitudes_whose_products_overflow_are_refused_by_name(old, new, match):
+    text = _robot(_joint("j1", "base", "a") + _joint("jb", "base", "b", "fixed")).replace(old, new, 1)
+    with pytest.raises(ConfigurationError, match=match):
+        MultibodySystem.from_urdf(text)
+
+
+def test_joints_named_with_dots_reach_the_robot_arm_model():
+    """Coordinate names are ``<joint>.<coordinate>``; a joint ``arm.1`` is split at the last dot
+    (was ``KeyError: 'arm'`` in ``models.robot_arm.rest_to_rest``)."""
+    from pyomo_mbdyn.models import robot_arm
+
+    limit = '<limit lower="-3" upper="3" effort="50" velocity="5"/>'
+    system = MultibodySystem.from_urdf(_robot(_joint("arm.1", "base", "a", extra=limit)
+                                              + _joint("arm.2", "a", "b", extra=limit)))
+    assert system.velocities == ["arm.1.angle", "arm.2.angle"]
+    m = robot_arm.rest_to_rest("arm", system, "rem", 10, 1.0, [0.0, 0.0], [0.5, -0.5])
+    assert list(m.dyn.actuated) == ["arm.1.angle", "arm.2.angle"]
+    m.problem.solve("casadi_ipopt")
+    angles = m.problem.joint_coordinates()
+    assert [pyo.value(angles[m.dyn.nodes.last(), j]) for j in m.dyn.velocities] == pytest.approx([0.5, -0.5], abs=1e-8)
+    assert robot_arm.evaluate(m)["effort_ratio_max"] <= 1 + 1e-8
+    bare = MultibodySystem.from_urdf(_robot(_joint("arm.1", "base", "a") + _joint("jb", "base", "b", "fixed")),
+                                     actuated=False)
+    bare.actuate("arm.1", dofs="angle")
+    assert bare.actuated == ["arm.1.angle"]
