@@ -24,7 +24,7 @@ import numpy as np
 
 from pyomo_mbdyn.models import model_build
 
-__all__ = ["build_system", "initial_state", "build", "CASES", "DESCRIPTION"]
+__all__ = ["build_system", "initial_state", "build", "schemes", "CASES", "DESCRIPTION"]
 
 DESCRIPTION = "three-rotor satellite, forward dynamics with rotor friction or torques (thesis E1)"
 
@@ -72,8 +72,23 @@ OPTIONS = {
 
 
 @model_build
+def schemes(case="friction"):
+    """The registered schemes that can run the ``case``: forward dynamics of a multibody
+    system from an initial state under given controls (``system='multibody'``, options
+    ``controls`` and ``initial_velocity``) and, for ``friction``, with Rayleigh friction."""
+    from pyomo_mbdyn.schemes import SCHEMES, scheme_options
+
+    return tuple(name for name, rec in SCHEMES.items()
+                 if rec.system == "multibody" and {"controls", "initial_velocity"} <= set(scheme_options(name))
+                 and (rec.friction or case != "friction"))
+
+
 def build(scheme="bem", steps=20, case="friction", contravariant=True, initialize=True):
     """A Pyomo model ``m`` with the scheme block ``m.dyn`` (controls fixed: square).
+
+    ``scheme`` is one of :func:`schemes` of the ``case``; another (the DNCO, which solves an
+    optimal control problem of a Hamiltonian system; the heavy-top quaternion scheme; a
+    scheme without friction in the ``friction`` case) is a ConfigurationError listing them.
 
     With ``initialize`` the variables start from the Newton stepper's solution
     of the same equations, so the solver only confirms it; without, they start
@@ -81,10 +96,17 @@ def build(scheme="bem", steps=20, case="friction", contravariant=True, initializ
     """
     import pyomo.environ as pyo
 
+    from pyomo_mbdyn.errors import ConfigurationError
     from pyomo_mbdyn.schemes import record, scheme_block, scheme_options
     from pyomo_mbdyn.simulate import simulate
 
     system = build_system(case)
+    offered = schemes(case)
+    if record(scheme).name not in offered:
+        friction = " with joint friction" if case == "friction" else ""
+        raise ConfigurationError(f"satellite-spin: scheme {scheme!r} cannot run the {case!r} case (forward "
+                                 f"dynamics of a multibody system under given controls{friction}); "
+                                 f"use one of {list(offered)}")
     q0, v0, u = initial_state(system, case)
     controls = np.tile(u, (steps, 1))
     m = pyo.ConcreteModel("satellite-spin")

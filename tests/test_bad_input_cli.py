@@ -48,6 +48,16 @@ CASES = [
     ("multistart-seed-negative", ["multistart", "three-link-arm", "--seed", "-1"], r"seed must be an integer.*-1"),
     ("scheduler-not-an-address", ["multistart", "three-link-arm", "--scheduler", "notaurl"],
      r"--scheduler 'notaurl': not a scheduler address"),
+    # was a RecursionError in the JSON decoder ("internal error")
+    ("set-deeply-nested", ["run", "particle", "--set", "gradient=" + "[" * 5000 + "]" * 5000],
+     r"--set gradient=\[\[\[.*\(10000 characters\): lists nested 5000 deep; .*at most 8 levels"),
+    ("set-nested-beyond-a-matrix", ["run", "particle", "--set", 'gradient=[[[[[[[[["]]]]]]]]]]"]]]]]]]]]'],
+     r"lists nested 9 deep"),
+    # was "dnco block: the dnco scheme takes no option 'controls'"
+    ("scheme-cannot-run-the-case", ["run", "satellite-spin", "--scheme", "dnco"],
+     r"satellite-spin: scheme 'dnco' cannot run the 'friction' case .*use one of \['bem', 'rem', 'gc'\]"),
+    ("scheme-without-friction", ["run", "satellite-spin", "--scheme", "dmocc"],
+     r"satellite-spin: scheme 'dmocc' cannot run the 'friction' case .*joint friction"),
 ]
 
 
@@ -112,3 +122,29 @@ def test_size_guard_refuses_beyond_memory_and_yields_to_force():
         check_size("three-link-arm", arm.build, kwds, memory=needed - 1)
     assert check_size("three-link-arm", arm.build, kwds, force=True, memory=1) is None
     assert check_size("three-link-arm", arm.build, {"steps": 999}, memory=1) is None  # below CHECK_FROM
+
+
+def test_set_values_as_deep_as_a_matrix_are_parsed():
+    """Nesting up to MAX_SET_DEPTH is JSON as before; brackets inside a JSON string do not count."""
+    from pyomo_mbdyn.cli.common import MAX_SET_DEPTH, parse_settings
+
+    deep = "[" * MAX_SET_DEPTH + "1" + "]" * MAX_SET_DEPTH
+    settings = parse_settings(["m=[[1, 2], [3, 4]]", f"d={deep}", 'name="[[[[[[[[[[x"', "text=plain"])
+    assert settings["m"] == [[1, 2], [3, 4]] and settings["name"] == "[[[[[[[[[[x" and settings["text"] == "plain"
+    value = settings["d"]
+    for _ in range(MAX_SET_DEPTH):
+        assert isinstance(value, list) and len(value) == 1
+        value = value[0]
+    assert value == 1
+
+
+def test_satellite_spin_offers_the_schemes_of_its_case():
+    """Friction needs a scheme that takes Rayleigh friction; the torque case any forward
+    multibody scheme with controls; never the DNCO (a Hamiltonian OCP) or the top's quaternions."""
+    spin = importlib.import_module("pyomo_mbdyn.models.satellite_spin")
+    assert spin.schemes("friction") == ("bem", "rem", "gc")
+    torque = spin.schemes("torque")
+    assert {"bem", "rem", "gc", "dmocc", "dmocc_lm", "rattle"} <= set(torque)
+    assert "dnco" not in torque and "quaternion" not in torque
+    with pytest.raises(ConfigurationError, match=r"'direct-midpoint' cannot run the 'torque' case"):
+        spin.build("direct-midpoint", steps=5, case="torque")

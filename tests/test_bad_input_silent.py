@@ -195,6 +195,13 @@ CASES = [
      ConfigurationError, r"fix_final_configuration: joint coordinates must be .*got '1\.0' \(a text is not a number\)"),
     ("final-configuration-bool-rem", lambda tmp: problem("rem").fix_final_configuration([False]),
      ConfigurationError, r"fix_final_configuration: joint coordinates must be .*got \[False\] " + BOOL),
+    ("final-configuration-none", lambda tmp: problem().fix_final_configuration(None),  # was "got [nan]"
+     ConfigurationError, (r"fix_final_configuration: got None; expected a dict \{joint or coordinate: value\} "
+                          r"or a sequence of 1 numbers for \['hinge\.angle'\]")),
+    ("final-configuration-list-none", lambda tmp: problem().fix_final_configuration([None]),
+     ConfigurationError, r"fix_final_configuration: expected 1 finite joint coordinates .*got \[None\]"),
+    ("final-configuration-dict-none", lambda tmp: problem().fix_final_configuration({"hinge": None}),
+     ConfigurationError, r"fix_final_configuration: the value of 'hinge' must be a number \(rad or m\), got None"),
     # -- 3. a guess of another system with the same shapes -----------------------------------------
     ("initialize-from-other-bodies",
      initialize(arm_model, lambda: guess_of(arm(order=("femur", "tibia"), names=("femur", "tibia")))),

@@ -90,9 +90,39 @@ def _command_streams(wants_json):
                 signal.signal(signum, handler)
 
 
+#: Deepest nesting of lists/objects accepted in a ``--set`` value: model options are numbers,
+#: texts, vectors and matrices (depth ≤ 2); a value nested deeper is refused before it is
+#: parsed (Python's JSON decoder recurses once per level: thousands overflow its stack).
+MAX_SET_DEPTH = 8
+
+
+def _json_depth(text):
+    """Deepest nesting of ``[``/``{`` in ``text`` outside JSON strings (a linear scan)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
 def parse_settings(settings):
     """``["key=value", …]`` → ``{key: value}`` with JSON-typed values (``2.5``, ``true``,
-    ``[1, 2]``, ``"text"``); a value that is not JSON is taken as a string."""
+    ``[1, 2]``, ``"text"``); a value that is not JSON is taken as a string.  A value with
+    lists or objects nested more than :data:`MAX_SET_DEPTH` deep is a ConfigurationError
+    naming the option (was a RecursionError in the JSON decoder)."""
     from ..errors import ConfigurationError
 
     options = {}
@@ -101,6 +131,11 @@ def parse_settings(settings):
         key = key.strip()
         if not sep or not key.isidentifier():
             raise ConfigurationError(f"--set {item!r}: expected KEY=VALUE with KEY a model option name")
+        depth = _json_depth(text)
+        if depth > MAX_SET_DEPTH:
+            shown = text if len(text) <= 40 else f"{text[:30]}…{text[-6:]} ({len(text)} characters)"
+            raise ConfigurationError(f"--set {key}={shown}: lists nested {depth} deep; a model option takes "
+                                     f"numbers, texts, vectors or matrices (at most {MAX_SET_DEPTH} levels)")
         try:
             options[key] = json.loads(text)
         except ValueError:

@@ -39,9 +39,11 @@ def dof_values(system, values, what, names=None):
     text, alone, in the sequence or as a dict value, is a :class:`ConfigurationError` (numpy
     would read ``[True]`` as ``[1.0]`` and ``"1.0"`` as ``1.0``)."""
     names = list(system.velocities) if names is None else list(names)
+    expected = f"a dict {{joint or coordinate: value}} or a sequence of {len(names)} numbers for {names}"
+    if values is None:  # np.asarray(None, float) is [nan]: say what was given and what is expected
+        raise ConfigurationError(f"{what}: got None; expected {expected}")
     if not isinstance(values, dict):
-        check_numeric(values, f"{what}: joint coordinates", f"a dict {{joint or coordinate: value}} or a sequence "
-                      f"of {len(names)} numbers for {names}")
+        check_numeric(values, f"{what}: joint coordinates", expected)
     if isinstance(values, dict):
         out, seen = {}, {}
         for key, value in values.items():
@@ -57,6 +59,8 @@ def dof_values(system, values, what, names=None):
                 raise ConfigurationError(f"{what}: {dofs[0]!r} given twice (as {seen[dofs[0]]!r} and {key!r})")
             seen[dofs[0]] = key
             check_numeric(value, f"{what}: the value of {key!r}", "a number (rad or m)")
+            if value is None:
+                raise ConfigurationError(f"{what}: the value of {key!r} must be a number (rad or m), got None")
             out[dofs[0]] = value
         missing = [d for d in names if d not in out]
         if missing:
@@ -69,8 +73,9 @@ def dof_values(system, values, what, names=None):
         raise ConfigurationError(f"{what}: expected {len(names)} joint coordinates for {names}, "
                                  f"got {values!r}") from None
     if array.shape != (len(names),) or not np.all(np.isfinite(array)):
+        given = values if isinstance(values, (list, tuple)) and any(v is None for v in values) else array.tolist()
         raise ConfigurationError(f"{what}: expected {len(names)} finite joint coordinates for {names}, "
-                                 f"got {array.tolist()}")
+                                 f"got {given!r}")
     return array
 
 
