@@ -360,19 +360,22 @@ def main(argv=None):
         print(f"pyomo-mbdyn: {message}", file=sys.stderr)
         return code
 
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except ArgumentError as err:
-        return refuse(str(err), "error", EXIT_BAD_REQUEST)
-    except SystemExit as exit:  # --help, --version: argparse printed what was asked
-        return exit.code if isinstance(exit.code, int) else 0
     from ..solvers.interrupts import exit_status, interruption_behind
 
     def interrupted(interrupt):  # Ctrl-C (130), SIGTERM (143): also inside a solver
         signum = exit_status(interrupt) - 128
         name = {2: "SIGINT", 15: "SIGTERM"}.get(signum, f"signal {signum}")
         return refuse(f"interrupted ({name})", "interrupted", exit_status(interrupt))
+
+    try:  # a Ctrl-C while the parser is built (start-up) is answered as any other
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt as interrupt:
+        return interrupted(interrupt)
+    except ArgumentError as err:
+        return refuse(str(err), "error", EXIT_BAD_REQUEST)
+    except SystemExit as exit:  # --help, --version: argparse printed what was asked
+        return exit.code if isinstance(exit.code, int) else 0
 
     try:
         with _command_streams(wants_json):

@@ -259,6 +259,12 @@ def perturb_chart(model, radius, rng, contravariant=True):
     from ..schemes.guesses import guess_chart_coordinates
 
     system = dyn.system
+    from ..mechanics.protocol import ConstrainedSystem
+
+    if not isinstance(system, ConstrainedSystem):  # a Hamiltonian system (DNCO): q is its only chart
+        raise ConfigurationError(f"perturb_chart: {dyn.name}'s system {getattr(system, 'name', system)!r} "
+                                 f"({type(system).__name__}) has no chart of joint coordinates; move its "
+                                 f"variables instead (perturb_start, multistart perturb='guess' or 'auto')")
     try:  # node by node from the previous one, to 1e-4 (a guess fulfils the joints only roughly), turns kept
         theta = guess_chart_coordinates(f"perturb_chart: {dyn.name}", system, dyn.trajectory(), "exp",
                                         first="previous")

@@ -49,6 +49,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import threading
 import time
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, ProcessPoolExecutor, wait
@@ -66,6 +67,11 @@ NO_WORKERS = 120.0
 
 #: seconds a worker has to leave after being asked to (then it is killed)
 _GRACE = 5.0
+
+#: the longest single wait for an answer (seconds): a longer ``timeout`` (``1e308``, "no limit
+#: in practice") is waited for in such slices, as the operating system's wait cannot take it
+#: (``OverflowError``)
+_LONGEST_WAIT = 3600.0
 
 #: seconds a fresh process may take to start and take its task before the task's
 #: ``timeout`` starts to count anyway (a process that never starts must not hang the study)
@@ -119,9 +125,24 @@ class _Worker:
         self.conn, child = context.Pipe()
         self.process = context.Process(target=_serve, args=(child, initializer, initargs),
                                        name="pyomo_mbdyn-study-worker")
-        self.process.start()
+        self._start()
         child.close()
         self.task = self.sent = self.started = None
+
+    def _start(self):
+        """Start the process with SIGINT blocked in it from its first instruction: a Ctrl-C
+        in the terminal reaches every process of the group, and a worker still importing
+        (before :func:`_serve` ignores SIGINT) would print a ``KeyboardInterrupt``
+        traceback of its own.  The signal mask is inherited across the "spawn" start
+        method's fork and exec; the parent's own mask is restored at once (a Ctrl-C that
+        arrived meanwhile is delivered to the parent then)."""
+        blocked = threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_sigmask")
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if blocked else None
+        try:
+            self.process.start()
+        finally:
+            if blocked:
+                signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
     def ended(self):
         """How the process ended, in words (it has ended or is made to)."""
@@ -207,7 +228,7 @@ def run_supervised(tasks, function, workers, timeout=None, initializer=None, ini
                 continue
             wait = None
             if timeout is not None:
-                wait = max(0.0, min(_deadline(w, timeout) for w in busy) - time.monotonic())
+                wait = min(_LONGEST_WAIT, max(0.0, min(_deadline(w, timeout) for w in busy) - time.monotonic()))
             ready = multiprocessing.connection.wait([w.conn for w in busy] + [w.process.sentinel for w in busy],
                                                     wait)
             now = time.monotonic()
@@ -321,7 +342,8 @@ def run_on_executor(tasks, function, executor, timeout=None, initializer=None, i
             break
         limit = None
         if timeout is not None:
-            limit = max(0.0, min(submitted for _, submitted in running.values()) + timeout - time.monotonic())
+            limit = min(_LONGEST_WAIT,
+                        max(0.0, min(submitted for _, submitted in running.values()) + timeout - time.monotonic()))
         if watch_workers:
             limit = POLL if limit is None else min(limit, POLL)
         done, _ = wait(running, timeout=limit, return_when=FIRST_COMPLETED)

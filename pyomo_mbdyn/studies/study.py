@@ -224,10 +224,11 @@ def _grid_points(grid):
             raise ConfigurationError(f"sweep: grid key {key!r} is not a keyword name")
         if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
             raise ConfigurationError(f"sweep: grid[{key!r}] must be a list of values, got {values!r}")
-        if len(list(values)) == 0:
+    lists = {key: list(values) for key, values in grid.items()}  # once: a generator is read only once
+    for key, values in lists.items():
+        if not values:
             raise ConfigurationError(f"sweep: grid[{key!r}] is empty")
-    keys = list(grid)
-    return [dict(zip(keys, _plain_values(combo))) for combo in itertools.product(*(list(grid[k]) for k in keys))]
+    return [dict(zip(lists, _plain_values(combo))) for combo in itertools.product(*lists.values())]
 
 
 def _plain_values(values):
