@@ -80,9 +80,9 @@ orders
 # discrete optima differ by O(h²): 533.5767 and 533.5865 at N = 30).
 
 # %% [markdown]
-# ## 2. The three-link arm: optima below the default start's
+# ## 2. The three-link arm: the optima eight starts reach
 #
-# The arm (REM, N = 20) from the interpolated guess reaches J = 3.988·10⁶.
+# The arm (REM, N = 20) from the interpolated guess reaches J ≈ 4·10⁶.
 # Eight starts — start 0 the guess, starts 1–7 every variable moved uniformly
 # within ±0.1 (`perturb="guess"`, seeded: the same starts on any executor; the
 # default, `"auto"`, would move the joint angles instead) — and the distinct optima
@@ -98,10 +98,14 @@ default_J = arm.loc[0, "objective"]
 arm_best = best(arm)
 print(f"default start J = {default_J:.6e}; best: start {arm_best['start']}, J = {arm_best['objective']:.6e}"
       f" ({arm_best['objective'] / default_J:.0%} of the default)")
-assert arm_best["objective"] < default_J
 
 # %% [markdown]
-# The cheaper motion, re-solved from the same start in this process to draw it:
+# Which optima the starts reach, and whether one is below the guess's, follows the
+# path of IPOPT's iterates from each start, and that path follows the last bits of
+# the computation: numpy's BLAS kernel, which OpenBLAS picks per CPU, changes it
+# (benchmarks/pages/determinism.md).  What holds on every machine is that each row
+# is a local optimum.  The best motion, re-solved from the same start in this
+# process to draw it, and checked: IPOPT started on it stays there.
 
 # %%
 from pyomo_mbdyn.models import three_link_arm
@@ -112,6 +116,10 @@ perturb_start(m, 0.1, np.random.default_rng([0, int(arm_best["start"])]))
 pyo.SolverFactory("casadi_ipopt").solve(m)
 assert abs(pyo.value(m.ocp.control_effort) / arm_best["objective"] - 1) < 1e-6
 tr = m.dyn.trajectory()
+again = three_link_arm.build("rem", 20)
+again.dyn.initialize_from(tr)
+pyo.SolverFactory("casadi_ipopt").solve(again)
+assert abs(pyo.value(again.ocp.control_effort) / arm_best["objective"] - 1) < 1e-7   # a local optimum
 fig = Figure(figsize=(11, 4.5))
 ax = plotting.plot_snapshots(m.dyn.system, tr.q, t=tr.t, count=6, ax=fig.add_subplot(1, 2, 1, projection="3d"))
 ax.view_init(elev=90, azim=-90)

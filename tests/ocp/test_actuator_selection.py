@@ -83,41 +83,51 @@ def test_fixed_cost_is_added_to_the_objective():
     assert pyo.value(m.ocp.objective) == pytest.approx(pyo.value(effort_and_time) + 7.0, rel=1e-12)
 
 
-def test_arm_pairs_enumerated_and_bonmin_lands_on_a_local_optimum_of_its_pair():
-    """Which joint may be passive: the enumeration solves the three pairs; Bonmin's B-BB
-    answer is a local optimum of the NLP of the pair it keeps.
+def _stays_on_its_pair(m, kept):
+    """IPOPT on the NLP of the pair ``kept`` (binaries fixed), started at ``m``'s point, stays
+    there (same J, same motion): the point is a KKT point of that NLP.  Returns its J."""
+    J = pyo.value(m.ocp.control_effort)
+    before = m.dyn.trajectory()
+    fix_actuators(m, kept)
+    solver = pyo.SolverFactory("casadi_ipopt")
+    solver.options["max_iter"] = 3000
+    assert solver.solve(m).solver.termination_condition == pyo.TerminationCondition.optimal
+    assert pyo.value(m.ocp.control_effort) == pytest.approx(J, rel=1e-6)
+    # the same motion, not another one of the same cost
+    np.testing.assert_allclose(m.dyn.trajectory().q, before.q, atol=1e-5)
+    np.testing.assert_allclose(m.dyn.trajectory().u, before.u, atol=1e-5 * np.abs(before.u).max())
+    return J
 
-    The pairs' NLPs are nonconvex and close optima lie side by side (the shoulder + wrist
-    pair: 7.9·10⁷ from the model's guess and 3.7·10⁶ from a start 10⁻² away), so which
-    local optimum a solve reaches follows the path of its iterates, and that path follows
-    the last bits of the BLAS kernel (numpy's OpenBLAS picks one per CPU:
-    benchmarks/pages/determinism.md).  What holds at every local optimum, on every
-    machine, is asserted: every pair solves; Bonmin keeps two motors, the third applies no
-    torque; and IPOPT started at Bonmin's point, on the NLP of Bonmin's pair, stays there
-    (same J): Bonmin's answer is a KKT point of that NLP, whichever optimum it is."""
+
+def test_arm_bonmin_lands_on_a_local_optimum_of_the_pair_it_keeps():
+    """Which joint may be passive (2 of 3 motors, GC, N = 20): Bonmin's B-BB answer is a
+    local optimum of the NLP of the pair it keeps.
+
+    The pairs' NLPs are nonconvex and close optima lie side by side, so which local
+    optimum a solve reaches follows the path of its iterates, and that path follows the
+    last bits of numpy's BLAS kernel (OpenBLAS picks one per CPU).  Measured
+    (benchmarks/pages/determinism.md): Bonmin keeps shoulder + wrist at J = 3.7426·10⁶
+    with the SkylakeX kernel and shoulder + elbow at 1.3712·10⁷ with Haswell, Sandybridge,
+    Nehalem and Katmai; the enumeration's shoulder + wrist NLP from the model's guess ends at
+    7.93·10⁷ (SkylakeX), 6.04·10⁷ (Haswell), 9.64·10⁷ (Katmai) or fails (Sandybridge,
+    Nehalem).  So neither the pair nor the J is asserted, nor
+    the enumeration's values.  What holds at every local optimum, on every machine, is:
+    Bonmin keeps two motors and the third applies no torque; and IPOPT started at Bonmin's
+    point, on the NLP of Bonmin's pair, stays there (same J, same motion): Bonmin's answer
+    is a KKT point of that NLP, whichever optimum it is."""
     from pyomo_mbdyn.models import three_link_arm as arm
 
-    build = lambda: arm.build("gc", steps=20, keep_motors=2)  # noqa: E731
-    table = enumerate_actuators(build, starts=2, options={"max_iter": 3000})
-    assert len(table) == 3 and (table["status"] == "optimal").all()
-    assert set(table["actuators"]) == {("shoulder.angle", "elbow.angle"), ("shoulder.angle", "wrist.angle"),
-                                       ("elbow.angle", "wrist.angle")}
-    m = build()
+    m = arm.build("gc", steps=20, keep_motors=2)
     result = pyo.SolverFactory("casadi_bonmin").solve(m)
     assert result.solver.termination_condition == pyo.TerminationCondition.optimal
     kept = tuple(m.problem.active_actuators())
-    assert len(kept) == 2 and kept in set(table["actuators"])
-    J = pyo.value(m.ocp.control_effort)
+    assert kept in {("shoulder.angle", "elbow.angle"), ("shoulder.angle", "wrist.angle"),
+                    ("elbow.angle", "wrist.angle")}
     u = m.dyn.trajectory().u
     for j, a in enumerate(m.dyn.actuated):
         if a not in kept:
             assert np.abs(u[:, j]).max() < 1e-6 * np.abs(u).max()
-    fix_actuators(m, kept)
-    solver = pyo.SolverFactory("casadi_ipopt")
-    solver.options["max_iter"] = 3000
-    again = solver.solve(m)
-    assert again.solver.termination_condition == pyo.TerminationCondition.optimal
-    assert pyo.value(m.ocp.control_effort) == pytest.approx(J, rel=1e-6)
+    _stays_on_its_pair(m, kept)
 
 
 def test_perturbed_start_stays_within_radius_and_bounds_and_is_reproducible():
@@ -171,27 +181,33 @@ def test_enumeration_over_starts_gives_every_subset_the_same_starts():
 
 
 @pytest.mark.slow
-def test_arm_minlp_with_node_resolves_equals_the_multistart_enumeration():
-    """The arm, 2 of 3 motors (GC, N = 20): a rugged nonconvex MINLP.  From the
-    interpolated guess alone the enumeration ranks elbow + wrist first (1.2446e7);
-    over 32 starts the shoulder + wrist pair reaches 3.7426e6 (the elbow passive,
-    the wrist whipped round to 4.8 rad).  Bonmin B-BB with node re-solves
-    (``NODE_RESOLVES``), best over 5 seeds of its generator, keeps the same pair at
-    the same cost (2 of the 5 seeds reach it alone; benchmarks/README.md)."""
+def test_arm_minlp_with_node_resolves_lands_on_local_optima_of_its_pairs():
+    """The arm, 2 of 3 motors (GC, N = 20): a rugged nonconvex MINLP, solved by Bonmin B-BB
+    with node re-solves (``NODE_RESOLVES``) for 5 seeds of its generator.
+
+    Measured (benchmarks/pages/actuator_selection.md; benchmarks/pages/determinism.md per BLAS kernel):
+    over 32 starts the enumeration's best is the shoulder + wrist pair at 3.7426e6 (the
+    elbow passive, the wrist whipped round to 4.8 rad) and Bonmin's best over the seeds the
+    same.  Which optimum each seed and each start reaches follows the path of the iterates,
+    and that path follows the last bits of numpy's BLAS kernel, so that is not asserted.
+    Asserted, on every machine: a seed ends optimal, and every seed that does keeps two
+    motors with the third idle, and its point is a local optimum of its pair's NLP (IPOPT started there stays)."""
     from pyomo_mbdyn.models import three_link_arm as arm
 
-    build = lambda: arm.build("gc", steps=20, keep_motors=2)  # noqa: E731
-    table = enumerate_actuators(build, options={"max_iter": 3000}, starts=32, seed=0)
-    best = table.iloc[0]
-    answers = []
+    pairs = {("shoulder.angle", "elbow.angle"), ("shoulder.angle", "wrist.angle"), ("elbow.angle", "wrist.angle")}
+    solved = 0
     for seed in range(5):
-        m = build()
+        m = arm.build("gc", steps=20, keep_motors=2)
         solver = pyo.SolverFactory("casadi_bonmin")
         for key, value in {**NODE_RESOLVES, "bonmin.random_generator_seed": seed}.items():
             solver.options[key] = value
-        if solver.solve(m).solver.termination_condition == pyo.TerminationCondition.optimal:
-            answers.append((pyo.value(m.ocp.control_effort), tuple(m.problem.active_actuators()), m))
-    J, kept, m = min(answers, key=lambda answer: answer[0])
-    assert kept == best["actuators"] == ("shoulder.angle", "wrist.angle")
-    assert J == pytest.approx(best["objective"], rel=1e-6)
-    assert np.abs(m.dyn.trajectory().u[:, list(m.dyn.actuated).index("elbow.angle")]).max() < 1e-6
+        if solver.solve(m).solver.termination_condition != pyo.TerminationCondition.optimal:
+            continue
+        solved += 1
+        kept = tuple(m.problem.active_actuators())
+        assert kept in pairs
+        u = m.dyn.trajectory().u
+        idle = [j for j, a in enumerate(m.dyn.actuated) if a not in kept]
+        assert np.abs(u[:, idle]).max() < 1e-6 * np.abs(u).max()
+        _stays_on_its_pair(m, kept)
+    assert solved >= 1
