@@ -44,9 +44,10 @@ from pyomo_mbdyn.errors import (
     SolverUnavailableError,
     UnsupportedModelError,
 )
-from pyomo_mbdyn.mechanics import MultibodySystem, PointMass, Prismatic, Revolute, RigidBody, Spherical, examples
+from pyomo_mbdyn.mechanics import (Fixed, MultibodySystem, PointMass, Prismatic, Revolute, RigidBody, Spherical,
+                                   examples)
 from pyomo_mbdyn.models import pendulum as pendulum_model
-from pyomo_mbdyn.ocp import OptimalControlProblem
+from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
 from pyomo_mbdyn.schemes import scheme_block
 from pyomo_mbdyn.solvers import get_solver
 from pyomo_mbdyn.trajectory import Trajectory
@@ -115,6 +116,34 @@ def twice(first, second):
         second(p)
 
     return run
+
+
+def welded():
+    """A base welded to the ground (Fixed 'weld') carrying an arm on the hinge 'elbow'."""
+    base, arm = link("base"), link("arm", position=(1.5, 0, 0))
+    system = MultibodySystem("welded", gravity=(0, -9.81, 0))
+    system.add_bodies(base, arm)
+    system.add_joints(Fixed("weld", None, base), Revolute("elbow", base, arm, location=(1, 0, 0), axis=(0, 0, 1)))
+    return system
+
+
+def locked_four_bar():
+    """The four-bar with its loop pivot D about e1 instead of e3: the loop holds every joint still."""
+    A, B, C, D = (np.array(p, float) for p in ((0, 0, 0), (0, 0.4, 0), (1.6, 1.2, 0), (1.5, 0, 0)))
+    crank, coupler, rocker = examples.bar("crank", 1.0, A, B), examples.bar("coupler", 4.0, B, C), \
+        examples.bar("rocker", 3.0, D, C)
+    system = MultibodySystem("locked-four-bar")
+    system.add_bodies(crank, coupler, rocker)
+    z = (0, 0, 1)
+    system.add_joints(Revolute("A", None, crank, location=A, axis=z), Revolute("B", crank, coupler, location=B, axis=z),
+                      Revolute("C", coupler, rocker, location=C, axis=z),
+                      Revolute("D", None, rocker, location=D, axis=(1, 0, 0)))
+    return system
+
+
+def non_grashof():
+    """A four-bar whose crank (1.0 m, ground 1.5 m) turns from the reference to -1.4 rad, not -2.5."""
+    return examples.four_bar(points=((0, 0, 0), (0, 1.0, 0), (1.0, 1.6, 0), (1.5, 0, 0)))
 
 
 def fix_twice(scheme):
@@ -508,6 +537,25 @@ CASES = [
     ("loop-turn-target", lambda tmp: problem("rem", system=examples.four_bar()).fix_final_configuration({"A": 4.0}),
      NotRepresentableError, r"fix_final_configuration on the rem block 'dyn': \['A\.angle'\] more than π from "
                             r"the start on a system with closed loops \['D'\]"),
+    # a locked joint or body that is actuated (was accepted: a no-op, or a control that solved to u = 0)
+    ("actuate-fixed-joint", lambda tmp: welded().actuate("weld"),
+     ConfigurationError, r"MultibodySystem\('welded'\): Fixed\('weld'\) locks 'base' to 'ground' and has no "
+                         r"coordinates: nothing can act on or damp it"),
+    ("actuate-welded-body", lambda tmp: welded().actuate("base"),
+     ConfigurationError, r"body 'base' is locked by Fixed\('weld'\) \(no coordinates\)"),
+    ("friction-fixed-joint", lambda tmp: welded().add_friction("weld", 1.0),
+     ConfigurationError, r"Fixed\('weld'\) locks 'base'"),
+    ("actuate-locked-by-loop", lambda tmp: locked_four_bar().actuate("A"),
+     ConfigurationError, r"MultibodySystem\('locked-four-bar'\): the loops \['D'\] lock \['A\.angle'\] .*"
+                         r"the system has 0 degrees of freedom"),
+    # a loop that cannot close at the target (was "do not close for the increments ... take smaller steps")
+    ("loop-unreachable-target-bem", lambda tmp: problem(system=non_grashof()).fix_final_configuration({"A": -2.5}),
+     ConfigurationError, r"the loops \['D'\] cannot close when \['A\.angle'\] move by \{'A\.angle': -2\.5\} "
+                         r"from the given configuration: they close up to \{'A\.angle': -1\.4\}.*outside the "
+                         r"linkage's range of motion"),
+    ("loop-unreachable-guess", lambda tmp: interpolated_trajectory(non_grashof(), 0.1, 10, [-2.5]),
+     ConfigurationError, r"the loops \['D'\] cannot close when \['A\.angle'\] move by .*outside the linkage's "
+                         r"range of motion"),
     ("final-configuration-twice-nodes", fix_twice("bem"),
      ConfigurationError, (r"fix_final_configuration: the final configuration of the bem block 'dyn' is already "
                           r"fixed \(θ = \[1\.0\]\)")),
@@ -723,3 +771,15 @@ def test_a_missing_animation_directory_is_created(tmp_path):
     assert path.is_file()
     assert plotting.output_directory(tmp_path / "figures" / "run1").is_dir()
     assert list((tmp_path / "figures" / "run1").iterdir()) == []  # the write test leaves nothing
+
+
+def test_a_reachable_crank_angle_of_the_non_grashof_four_bar_closes():
+    """The refusal above is the range of motion, not the linkage: -1.3 rad closes to round-off."""
+    from pyomo_mbdyn.mechanics.loops import move_independent
+
+    system = non_grashof()
+    q = move_independent(system, [-1.3], system.q0)
+    assert np.abs(np.asarray(system.constraints(q), float)).max() < 1e-12
+    free = welded()
+    free.actuate("elbow")
+    assert free.actuated == ["elbow.angle"]

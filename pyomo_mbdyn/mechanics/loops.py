@@ -316,11 +316,15 @@ def close_loops(system, w, q_base, reduction=None, tol=1e-13, max_iter=30):
             polished = True  # one more step: quadratic convergence takes the rows to round-off
         # F_t(w + δ, q_base) = F_t(δ', q) to first order with δ' = δ (the tree increments compose
         # to first order): Newton in the dependent increments with J_d at q
-        w[d] = w[d] - np.linalg.solve(J[:, d], r)
+        try:
+            w[d] = w[d] - np.linalg.solve(J[:, d], r)
+        except np.linalg.LinAlgError:  # J_d singular: a dead centre, where the branch ends
+            break
     raise LoopReductionError(
         f"{system}: the loops {system.layout['loop_joints']} do not close for the increments "
-        f"{dict(zip(reduction.independent, w[i].round(6)))} from this configuration (Newton on the dependent "
-        f"coordinates {reduction.dependent} failed or changed assembly branch); take smaller steps")
+        f"{ {n: round(float(v), 6) for n, v in zip(reduction.independent, w[i])} } from this configuration "
+        f"(Newton on the dependent coordinates {reduction.dependent} failed or changed assembly branch); "
+        f"take smaller steps")
 
 
 def move_independent(system, delta, q_start, max_step=0.1):
@@ -347,10 +351,20 @@ def move_independent(system, delta, q_start, max_step=0.1):
         return np.asarray(system.reparametrise(delta, q_start), float)
     steps = max(1, int(np.ceil(np.abs(delta).max() / max_step))) if delta.size else 1
     q = np.asarray(q_start, float)
-    for _ in range(steps):
+    for k in range(steps):
         w = np.zeros(system.n_velocities)
         w[reduction.i_index] = delta / steps
-        q = close_loops(system, w, q, reduction)
+        try:
+            q = close_loops(system, w, q, reduction)
+        except LoopReductionError:
+            # small steps from closed configurations: the loops cannot close beyond this point
+            moved = {n: round(float(v) * k / steps, 6) for n, v in zip(reduction.independent, delta)}
+            asked = {n: round(float(v), 6) for n, v in zip(reduction.independent, delta)}
+            raise ConfigurationError(  # not a LoopReductionError: no scheme can reach it
+                f"{system}: the loops {system.layout['loop_joints']} cannot close when {reduction.independent} "
+                f"move by {asked} from the given configuration: they close up to {moved} (in steps of at most {max_step}) and no further on "
+                f"this assembly branch; the configuration lies outside the linkage's range of motion (or "
+                f"beyond a dead centre): ask for one it can reach") from None
     return q
 
 

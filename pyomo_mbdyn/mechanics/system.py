@@ -172,6 +172,8 @@ class MultibodySystem(ConstrainedSystem):
                     f"{self}: {target} has no coordinates {unknown}; it has {sorted(full)}"
                 )
             names = [full[d] for d in wanted]
+        if self.has_loops:
+            self._refuse_locked(target, names)
         again = [n for n in names if n in self._actuated]
         if again:
             raise ConfigurationError(
@@ -191,6 +193,25 @@ class MultibodySystem(ConstrainedSystem):
         for n, kk in zip(names, ks):
             self._friction[n] = float(kk)
 
+    def _refuse_locked(self, target, names):
+        """A ConfigurationError when the closed loops hold the coordinates ``names`` still at
+        ``q0``: their columns of the loops' null space (in the tree's velocities) vanish, so a
+        control there is absorbed by the constraints (it used to solve with u = 0)."""
+        from .loops import _loop_jacobian, _loop_row_indices
+
+        q0 = self.q0
+        J = _loop_jacobian(self, q0, _loop_row_indices(self))
+        _, sing, Vt = np.linalg.svd(J)
+        rank = int(np.sum(sing > 1e-9 * max(sing.max(initial=0.0), 1.0)))
+        free = Vt[rank:].T  # tree velocities that keep the loops closed
+        index = {n: i for i, n in enumerate(self.layout["velocities"])}
+        locked = [n for n in names if n in index and np.abs(free[index[n]]).max(initial=0.0) < 1e-9]
+        if locked:
+            raise ConfigurationError(
+                f"{self}: the loops {self.layout['loop_joints']} lock {locked} (no motion that keeps them "
+                f"closed moves it; the system has {free.shape[1]} degrees of freedom), so a control on "
+                f"{target} could not act; check the loop geometry (joint axes, locations) or actuate a free joint")
+
     def _coordinate_names_of(self, target):
         layout = self.layout
         name = getattr(target, "name", target)
@@ -198,9 +219,19 @@ class MultibodySystem(ConstrainedSystem):
             joint = self.joints[name]
             if joint.name in layout["loop_joints"]:
                 raise ConfigurationError(f"{self}: {joint} closes a loop and has no coordinates")
+            if not joint.dofs:  # a Fixed joint: actuating it used to be a silent no-op
+                raise ConfigurationError(
+                    f"{self}: {joint} locks {getattr(joint.child, 'name', joint.child)!r} to "
+                    f"{getattr(joint.parent, 'name', joint.parent)!r} and has no coordinates: nothing can "
+                    f"act on or damp it; actuate a joint with coordinates")
             return list(joint.dofs)
         if name in self.bodies:
             if name not in layout["roots"]:
+                carrier = next((j for j in self.joints.values() if j.name not in layout["loop_joints"]
+                                and getattr(j.child, "name", None) == name), None)
+                if carrier is not None and not carrier.dofs:
+                    raise ConfigurationError(
+                        f"{self}: body {name!r} is locked by {carrier} (no coordinates): nothing can act on it")
                 raise ConfigurationError(
                     f"{self}: body {name!r} is carried by a joint; actuate the joint instead"
                 )
