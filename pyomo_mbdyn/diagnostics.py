@@ -5,8 +5,7 @@ For the energy-momentum schemes (thesis §2.3) the discrete energy balance
     T_k + V_k + W_k + D_k = const,
     W_k = -h Σ_{i<k} u_{i,i+1} · ν_{i,i+1},   D_k = h Σ_{i<k} (K ν_{i,i+1}) · ν_{i,i+1},
 
-holds to solver tolerance, with ``ν = B(q♯) v_{k+½}`` (so ``h u·ν = u·B(q♯)(q_{k+1} - q_k)``,
-force × displacement) and ``u`` the applied
+holds to solver tolerance, with ``ν = B(q♯) v_{k+½}`` and ``u`` the applied
 generalised force, ``M v̇ + ∇V + Gᵀγ + Bᵀ(Kν - u) = 0`` (so ``W`` is the work done *by
 the system* on the actuators: negative while the motors drive it).  The table also lists the total linear and
 angular momentum (about the origin), the constraint residual max abs Φ(q_k) and the
@@ -15,6 +14,15 @@ for schemes whose node velocities are tangent (gc, rattle, the recovered velocit
 dmocc); the node velocities of the lifted energy-momentum schemes (bem, rem) are not
 tangent in general (their kinematics are q_{k+1} - q_k = h v_{k+½}), so there it is
 a measure, not an error.
+
+The other schemes state their own ``W`` per interval (the trajectory extra ``work``): the
+stage-control schemes (Lobatto IIIA–IIIB, cG(2)) their quadrature, and the schemes without
+joint-rate unknowns (DMOCC, DMOCC-LM, RATTLE) the work of their lumped nodal forces along the
+step, ``-u_k·½[B(q_k) + B(q_{k+1})](q_{k+1} - q_k)``
+(:func:`~pyomo_mbdyn.discretization.common.interval_control_work`), not ``-h u·ν`` with rates
+recovered from the null space, which are not the actuated coordinates' rates when the step
+leaves range P (the crane's winch).  There the balance is not exact; its error falls at the
+scheme's order.
 """
 
 import numpy as np
@@ -36,9 +44,9 @@ def conservation_table(system, h, q, v, nu, u, work=None):
     work : (N,) the work done on the controls on each interval as the scheme states it
         (default ``-h u_k·ν_k``, the midpoint and energy-momentum schemes'; a scheme with stage
         controls gives its own quadrature, and a scheme without joint-rate unknowns (DMOCC,
-        RATTLE) the force × displacement ``-u_k·B(q_{k+½})(q_{k+1} - q_k)``
+        RATTLE) the force × displacement ``-u_k·½[B(q_k) + B(q_{k+1})](q_{k+1} - q_k)``
         (:func:`~pyomo_mbdyn.discretization.common.interval_control_work`): the trajectory
-        extra ``work``)
+        extra ``work``; pass it, or use :func:`trajectory_table`)
 
     Returns
     -------
@@ -95,7 +103,7 @@ def conservation_table(system, h, q, v, nu, u, work=None):
 def trajectory_table(trajectory):
     """:func:`conservation_table` of a :class:`~pyomo_mbdyn.trajectory.Trajectory`, with the
     controls' work per interval as the scheme states it where the trajectory carries it (the
-    extra ``work`` of a scheme with stage controls, Lobatto IIIA–IIIB)."""
+    extra ``work``: stage-control schemes, and the schemes without joint-rate unknowns)."""
     t = trajectory
     work = t.extras.get("work")
     if work is not None and np.shape(work) != (len(t.q) - 1,):

@@ -3,8 +3,9 @@
 W is the work done on the actuators.  Schemes with joint-rate unknowns (bem, rem, gc)
 state it as -h u·ν; the others (dmocc, dmocc_lm, rattle) have no joint rates, and the
 rates recovered from the null space, P⁺Δq/h, are not the rates of the actuated
-coordinates once Δq leaves range P (the crane's winch), so their W is the force times
-the displacement, -u·B(q_{k+½})Δq (:func:`~pyomo_mbdyn.discretization.common.interval_control_work`);
+coordinates once Δq leaves range P (the crane's winch), so their W is the work of their
+lumped nodal forces along the step, -u·½[B(q_k) + B(q_{k+1})]Δq
+(:func:`~pyomo_mbdyn.discretization.common.interval_control_work`);
 the stage-control schemes (lobatto, lobatto_gc, cg2) give their own quadrature.
 
 Checked on every registered scheme that takes controls, on the crane (a coordinate
@@ -83,3 +84,17 @@ def test_rattle_crane_optimum_has_a_second_order_energy_balance():
         errors.append(np.abs(E - E[0]).max() / np.abs(table["W"]).max())
     assert errors[0] < 1e-2
     assert 2.8 < errors[0] / errors[1] < 5.2
+
+
+def test_control_work_is_finite_where_the_chord_midpoint_degenerates():
+    """The sphere's DMOCC guess turns a body half a turn between nodes: the directors' chord
+    midpoint is singular there (B(q_{k+½}) ~ 1e15, the work was NaN), the nodes are admissible,
+    so the work of the nodal forces is finite (zero: the guess applies no force)."""
+    import warnings
+
+    from pyomo_mbdyn.models import sphere
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        work = sphere.build(steps=6).dyn.trajectory().extras["work"]
+    assert work.shape == (6,) and np.all(work == 0.0)
