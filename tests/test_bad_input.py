@@ -146,6 +146,22 @@ def non_grashof():
     return examples.four_bar(points=((0, 0, 0), (0, 1.0, 0), (1.0, 1.6, 0), (1.5, 0, 0)))
 
 
+def changed_after_build(scheme, change, then):
+    """A block on the pendulum, then ``change(system)``, then ``then(block's model)``."""
+    def make(tmp):
+        system = pendulum()
+        m = block(scheme, system=system)
+        change(system)
+        then(m)
+    return make
+
+
+def _grow(system):
+    lower = link("lower", position=(1.5, 0, 0))
+    system.add_bodies(lower)
+    system.add_joints(Revolute("knee", system.bodies["link"], lower, location=(1, 0, 0), axis=(0, 0, 1)))
+
+
 def fix_twice(scheme):
     def run(tmp):
         p = problem(scheme)
@@ -556,6 +572,19 @@ CASES = [
     ("loop-unreachable-guess", lambda tmp: interpolated_trajectory(non_grashof(), 0.1, 10, [-2.5]),
      ConfigurationError, r"the loops \['D'\] cannot close when \['A\.angle'\] move by .*outside the linkage's "
                          r"range of motion"),
+    # the system changed after the block was built (was a numpy broadcast error inside solve, a KeyError)
+    ("system-changed-solve", changed_after_build("bem", _grow, lambda m: OptimalControlProblem(m.dyn).solve("casadi_ipopt")),
+     ConfigurationError, r"bem block 'dyn': its system MultibodySystem\('pendulum'\) changed since the block was "
+                         r"built \(bodies added \['lower'\]; joints added \['knee'\]\); build a new block"),
+    ("system-changed-trajectory", changed_after_build("rem", _grow, lambda m: m.dyn.trajectory()),
+     ConfigurationError, r"rem block 'dyn': its system .* changed since the block was built \(bodies added"),
+    ("system-changed-final", changed_after_build("rem", _grow,
+                                                 lambda m: OptimalControlProblem(m.dyn).fix_final_configuration([1.0])),
+     ConfigurationError, r"rem block 'dyn': its system .* changed since the block was built"),
+    ("system-changed-friction", changed_after_build("gc", lambda s: s.add_friction("hinge", 2.0),
+                                                    lambda m: m.dyn.trajectory()),
+     ConfigurationError, r"gc block 'dyn': its system .* changed since the block was built \(friction added "
+                         r"\['hinge\.angle'\]\)"),
     ("final-configuration-twice-nodes", fix_twice("bem"),
      ConfigurationError, (r"fix_final_configuration: the final configuration of the bem block 'dyn' is already "
                           r"fixed \(θ = \[1\.0\]\)")),

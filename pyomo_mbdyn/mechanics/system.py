@@ -126,6 +126,19 @@ class MultibodySystem(ConstrainedSystem):
         return build_from_urdf(source, fixed, cls=cls, **options)
 
     # -- declaration ------------------------------------------------------------
+    def structure(self):
+        """What a scheme block built on the system depends on, by name: bodies, joints (with
+        kind, parent and child), actuated coordinates, friction coefficients and the chosen
+        independent coordinates.  A block records it when it is built and refuses to go on
+        when it has changed (:class:`~pyomo_mbdyn.schemes.base.SchemeBlockData`): its
+        variables and equations were made for the system as it was."""
+        return {"bodies": tuple(self.bodies),
+                "joints": tuple((j.name, j.kind, getattr(j.parent, "name", "ground"), getattr(j.child, "name", None))
+                                for j in self.joints.values()),
+                "actuated": tuple(self._actuated),
+                "friction": tuple(sorted(self._friction.items())),
+                "independent": tuple(self._independent or ())}
+
     def add_bodies(self, *bodies):
         for body in bodies:
             if not isinstance(body, Body) or body is GROUND:

@@ -62,9 +62,17 @@ no position limits).  Nothing is applied to the system except, on request,
 ``system.urdf_links`` maps every URDF link to the body that carries it (``"ground"`` for
 the welded base).
 
+The source is XML text when its first non-blank character (after a byte-order mark) is
+``<``, else a file path; bytes and files go to the XML parser undecoded, so a UTF-8 BOM and
+the ``encoding=`` of the XML declaration (e.g. ISO-8859-1) are honoured.
+
 **Refused** with a named error (the link or joint and the bad value): malformed XML
-or a root element that is not ``<robot>`` (:class:`~pyomo_mbdyn.errors.ConfigurationError`),
-unknown joint types, ``<mimic>`` joints, a zero or non-finite axis, bad numbers, an
+(also bytes that do not fit the declared encoding), a string that is neither XML text nor
+a usable path (e.g. 5 000 characters of prose), a root element that is not ``<robot>``
+(:class:`~pyomo_mbdyn.errors.ConfigurationError`), unknown joint types, ``<mimic>``
+joints, a zero or non-finite axis (a huge finite one is a direction), bad numbers, a
+number beyond ±:data:`MAX_MAGNITUDE` (1e100: a mass, an inertia or an origin whose
+products would overflow), an
 inertia that is not positive semi-definite or violates the triangle inequality
 ``J_i ≤ J_j + J_k`` (ConfigurationError; a *body's* inertia must be positive definite
 and satisfy it strictly); a joint naming an unknown link, a link with two parents,

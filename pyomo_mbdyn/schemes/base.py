@@ -109,6 +109,42 @@ class SchemeBlockData(BlockData):
             logger.exception("Failure in build of %s block %s", self.scheme, self.name)
             raise
         self._built_fingerprint = self._value_fingerprint()
+        structure = getattr(self._system, "structure", None)
+        self._system_structure = structure() if callable(structure) else None
+
+    @property
+    def system(self):
+        """The system the block was built for.  Reading it after the system was changed
+        (bodies, joints, actuators, friction or independent coordinates added or altered since
+        the block was built) is a ConfigurationError saying what changed: the block's
+        variables and equations belong to the system as it was (it used to end in a
+        numpy broadcast error inside a solve, or a KeyError of a body the block lacks)."""
+        system = self.__dict__.get("_system")
+        built = self.__dict__.get("_system_structure")
+        if built is not None:
+            now = system.structure()
+            if now != built:
+                changes = []
+                for key in built:
+                    before, after = built[key], now[key]
+                    if before == after:
+                        continue
+                    gone = [x for x in before if x not in after]
+                    new = [x for x in after if x not in before]
+                    shown = lambda items: [x[0] if isinstance(x, tuple) else x for x in items]  # noqa: E731
+                    changes.append(f"{key}" + (f" added {shown(new)}" if new else "")
+                                   + (f" removed {shown(gone)}" if gone else "")
+                                   + ("" if new or gone else " reordered"))
+                raise ConfigurationError(
+                    f"{self.scheme} block {self.name!r}: its system {system} changed since the block was built "
+                    f"({'; '.join(changes)}); build a new block for the changed system (scheme_block(...)) "
+                    f"or change the system before building")
+        return system
+
+    @system.setter
+    def system(self, value):
+        self.__dict__["_system"] = value
+        self.__dict__["_system_structure"] = None
 
     def _value_fingerprint(self):
         """A hash of the current values of the block's variables."""
