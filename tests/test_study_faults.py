@@ -86,9 +86,21 @@ def test_a_task_that_never_returns_times_out_and_the_others_run():
     assert pd.isna(table.loc[1, "objective"]) and table.loc[1, "fault"] == "hang"
 
 
+def _warm_up(_):
+    """A worker's start-up (spawn, imports, the solver plugin's first load) done before the timed
+    tasks: on a given executor the task timeout runs from submission, and on a loaded machine
+    that start-up alone took a healthy task past TIMEOUT (load ≈ 12 on 2 cores)."""
+    import pyomo.environ as pyo
+
+    pyo.SolverFactory("casadi_ipopt").solve(faulty())
+    time.sleep(0.5)  # hold this worker, so that the second warm-up starts the second one
+    return os.getpid()
+
+
 def test_a_timeout_on_a_given_process_pool_kills_its_processes_and_the_rest_run():
     pool = process_executor(2)
     try:
+        assert len(set(pool.map(_warm_up, range(2)))) == 2  # both workers started before the clock runs
         table = sweep(faulty, {"fault": ["hang", None, None]}, executor=pool, task_timeout=TIMEOUT)
     finally:
         pool.shutdown()
