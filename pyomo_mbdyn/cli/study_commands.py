@@ -41,15 +41,16 @@ def _study_executor(args):
     return client.get_executor(), client.close
 
 
-def _study_table(args, study):
-    """Run the study that ``args`` asks for; ``(table, options)``.  Everything is checked
+def _study_table(args, study, options, on_record=None):
+    """Run the study that ``args`` asks for; its table (``options``: the parsed ``--set``,
+    completed with ``--scheme`` / ``--steps`` for a multistart).  Everything is checked
     before anything runs: the options, the ``--csv`` destination
-    (:class:`~pyomo_mbdyn.errors.DestinationError`), ``--save-dir`` and the other
-    arguments (by the study), the scheduler's address."""
+    (:class:`~pyomo_mbdyn.errors.DestinationError`), ``--save-dir`` (an earlier study's
+    files in it are not replaced without ``--overwrite``) and the other arguments (by the
+    study), the scheduler's address.  ``on_record(index, record)`` as each run ends."""
     from ..studies import multistart, sweep
     from ..atomic import check_destination
 
-    options = parse_settings(args.set)
     if args.csv is not None:
         check_destination(args.csv, what="--csv table")
     grid = {}
@@ -64,7 +65,7 @@ def _study_table(args, study):
         check_steps(args.model, steps)  # before any run: a bad grid point fails no worker
     executor, close = _study_executor(args)
     common = {"executor": executor, "workers": args.workers, "task_timeout": args.task_timeout,
-              "solver": args.solver, "save_dir": args.save_dir}
+              "solver": args.solver, "save_dir": args.save_dir, "overwrite": args.overwrite, "on_record": on_record}
     try:
         if study == "sweep":
             table = sweep(args.model, grid, options=options, **common)
@@ -78,7 +79,7 @@ def _study_table(args, study):
                 close()
             except Exception as err:  # the results stand; say it and go on
                 print(f"pyomo-mbdyn: closing the Dask client failed: {type(err).__name__}: {err}", file=sys.stderr)
-    return table, options
+    return table
 
 
 def _print_study(table, best):
@@ -91,7 +92,9 @@ def _print_study(table, best):
                                   "optimum") if c in table.columns]
     with pd.option_context("display.width", 200, "display.max_columns", 40):
         print(table[shown].to_string())
-    for task, row in table[~table["status"].isin(SUCCESS)].iterrows():
+    from ..studies.study import INTERRUPTED
+
+    for task, row in table[~table["status"].isin(SUCCESS + (INTERRUPTED,))].iterrows():  # (the same message)
         print(f"run {task}: {row['status']}: {row['message']}")
     if "optimum" in table.columns:
         for label, group in table[table["optimum"].notna()].groupby("optimum"):
@@ -109,17 +112,15 @@ def _cmd_study(args, study):
     is refused before any solve.  Once the runs are done their results are always
     printed (the table, or the one JSON object): a failure afterwards (writing
     ``--csv``: exit 1; a bug in the reporting: exit 3) is added to them as ``error``
-    (with ``--json`` also ``"status": "error"``) and said on stderr."""
+    (with ``--json`` also ``"status": "error"``) and said on stderr.  Each run that ends
+    is said on stderr and ``--csv`` rewritten with the runs finished so far; SIGINT /
+    SIGTERM during the runs reports them all the same (the unfinished ones with status
+    ``"interrupted"``, with ``--json`` ``"status": "interrupted"``) and exits 130 / 143."""
     from ..errors import MbdynError
+    from ..solvers.interrupts import exit_status, interruption_behind
     from ..studies import SUCCESS, best as best_run, to_records, write_table_csv
+    from ..studies.study import INTERRUPTED, _table
 
-    try:
-        table, options = _study_table(args, study)
-    except MbdynError as err:
-        if args.json:
-            _print_json({"model": args.model, "study": study, "status": "error", "error": str(err)})
-        print(f"pyomo-mbdyn: {err}", file=sys.stderr)
-        return EXIT_BAD_REQUEST
     errors, code = [], None
 
     def failed(what, err, status):
@@ -127,6 +128,36 @@ def _cmd_study(args, study):
         errors.append(f"{what}: {type(err).__name__}: {err}")
         code = status if code is None else max(code, status)
 
+    finished, csv_failed = {}, []
+
+    def on_record(index, record):
+        """A run ended: one line on stderr; ``--csv`` rewritten with every finished run
+        (atomically: the file always holds a whole table of the runs finished so far)."""
+        finished[index] = record
+        print(f"pyomo-mbdyn: {args.model}: {'start' if study == 'multistart' else 'run'} {index}: "
+              f"{record['status']} ({len(finished)} finished)", file=sys.stderr, flush=True)
+        if args.csv is not None and not csv_failed:
+            done = sorted(finished)
+            try:
+                write_table_csv(_table([finished[i] for i in done]).set_axis(done), args.csv)
+            except Exception as err:  # said once at the end; the study goes on
+                csv_failed.append(err)
+
+    interrupt = None
+    try:
+        options = parse_settings(args.set)
+        table = _study_table(args, study, options, on_record)
+    except MbdynError as err:
+        if args.json:
+            _print_json({"model": args.model, "study": study, "status": "error", "error": str(err)})
+        print(f"pyomo-mbdyn: {err}", file=sys.stderr)
+        return EXIT_BAD_REQUEST
+    except KeyboardInterrupt as err:  # SIGINT / SIGTERM: the finished runs are reported
+        table = getattr(err, "table", None)
+        if table is None:  # before any run started
+            raise
+        interrupt = err
+        interruption_behind(err)  # answered here: not raised again when the command ends
     try:
         best = best_run(table)
     except Exception as err:  # the runs stand: print them
@@ -150,6 +181,8 @@ def _cmd_study(args, study):
         out = {"model": args.model, "study": study, "runs": runs, "best": chosen, "options": options}
         if errors:
             out.update(status="error", error="; ".join(errors))
+        if interrupt is not None:
+            out.update(status="interrupted", error="; ".join([_interrupted(interrupt)] + errors))
         _print_json(out)
     else:
         try:
@@ -161,11 +194,22 @@ def _cmd_study(args, study):
             print(f"table written to {written}")
     for error in errors:
         print(_line(args.model, error), file=sys.stderr)
+    if interrupt is not None:
+        done = int((table["status"] != INTERRUPTED).sum())
+        print(f"pyomo-mbdyn: {_interrupted(interrupt)}: {done} of {len(table)} runs finished", file=sys.stderr)
+        return exit_status(interrupt)
     if code is not None:
         return code
     if study == "sweep":
         return 0 if table["status"].isin(SUCCESS).all() else EXIT_FAILED
     return 0 if best is not None else EXIT_FAILED
+
+
+def _interrupted(interrupt):
+    from ..solvers.interrupts import exit_status
+
+    signum = exit_status(interrupt) - 128
+    return f"interrupted ({ {2: 'SIGINT', 15: 'SIGTERM'}.get(signum, f'signal {signum}') })"
 
 
 def _cmd_sweep(args):
@@ -189,11 +233,15 @@ def _add_study_arguments(parser):
     parser.add_argument("--task-timeout", type=float, default=None, metavar="S", dest="task_timeout",
                         help="seconds a run may take; a run that has not ended by then is reported with "
                              "status 'timeout' and its worker process killed and replaced (on a Dask "
-                             "cluster it is abandoned); default: no limit")
+                             "cluster it is abandoned); default: no limit (a run that never returns "
+                             "waits until Ctrl-C / SIGTERM, which keep the finished runs)")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print one JSON object")
     out.add_argument("--csv", default=None, metavar="FILE",
                      help="also write the table of runs to FILE (checked before any run)")
     parser.add_argument("--save-dir", default=None, metavar="DIR",
                         help="save each solved trajectory (.npz, pyomo_mbdyn.results) into DIR, created if "
-                             "missing (with --scheduler: on the workers' file system)")
+                             "missing (with --scheduler: on the workers' file system); trajectories of an "
+                             "earlier study in DIR are not replaced (refused) unless --overwrite")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="let --save-dir replace the trajectory files of an earlier study")

@@ -91,7 +91,15 @@ from .tables import best, cluster_optima, to_records, write_table_csv
 from .tasks import COLUMNS, SUCCESS, Task, run_task
 
 __all__ = ["sweep", "multistart", "best", "cluster_optima", "to_records", "write_table_csv", "process_executor",
-           "SUCCESS", "TIMING_COLUMNS", "PERTURBATIONS", "PROGRESS_MIN_TASKS", "WORKER_ENVIRONMENT"]
+           "SUCCESS", "TIMING_COLUMNS", "PERTURBATIONS", "PROGRESS_MIN_TASKS", "WORKER_ENVIRONMENT", "INTERRUPTED",
+           "MAX_RADIUS"]
+
+#: status of a task that had not finished when the study was interrupted (SIGINT / SIGTERM)
+INTERRUPTED = "interrupted"
+
+#: the largest ``radius`` of the named perturbations: a start moved by more is no start
+#: (1e300 makes IPOPT's first evaluation overflow: "Invalid number in NLP function")
+MAX_RADIUS = 1e6
 
 
 #: columns that differ between runs of the same study: wall-clock times
@@ -198,6 +206,21 @@ def _check_save_dir(what, path):
                                f"{str(ancestor)!r}")
 
 
+def _check_overwrite(what, tasks, overwrite, executor):
+    """Refuse to replace the trajectories an earlier study saved in ``save_dir`` (the files
+    this study would write: ``sweep-<task>.npz``, ``start-<s>.npz``) unless ``overwrite``.
+    Checked on this machine, where the study's own processes or a local pool save; a Dask
+    cluster's workers save on their own file system, which is not looked at."""
+    if overwrite or not (executor is None or isinstance(executor, (ProcessPoolExecutor, ThreadPoolExecutor))):
+        return
+    taken = [task.save_path for task in tasks if task.save_path is not None and os.path.lexists(task.save_path)]
+    if taken:
+        raise DestinationError(
+            f"{what}: save_dir {str(Path(taken[0]).parent)!r} holds {len(taken)} trajectory file(s) of an earlier "
+            f"study that this one would replace ({Path(taken[0]).name}, …); give another directory, remove them, "
+            f"or pass overwrite=True (--overwrite)")
+
+
 def _check_picklable(what, executor, **objects):
     """A process pool pickles what it ships: say so before anything runs."""
     if executor is not None and not isinstance(executor, ProcessPoolExecutor):
@@ -280,13 +303,16 @@ def _progress_bar(progress, total, study):
     return tqdm(total=total, desc=study, unit="run", file=sys.stderr)
 
 
-def _execute(tasks, executor, progress, study, workers=None, task_timeout=None):
+def _execute(tasks, executor, progress, study, workers=None, task_timeout=None, on_record=None):
     """Run ``tasks``; their records in task order, one for every task whatever happens
     to the others (:mod:`pyomo_mbdyn.studies.pool`): a task whose worker was lost or
     that timed out, or whose future failed, is a row with its ``status`` and ``message``.
 
     ``executor`` None: on ``workers`` supervised processes of the study's own (default
-    min(tasks, CPUs)); otherwise on ``executor``."""
+    min(tasks, CPUs)); otherwise on ``executor``.  ``on_record(index, record)`` is called
+    as each task ends (in the order they end).  An interruption (``KeyboardInterrupt``, the
+    command line's SIGTERM) stops the workers and is raised again with ``records``: the
+    finished tasks' records and, for the others, rows with status :data:`INTERRUPTED`."""
     from .pool import run_on_executor, run_supervised
 
     bar = _progress_bar(progress, len(tasks), study)
@@ -297,14 +323,33 @@ def _execute(tasks, executor, progress, study, workers=None, task_timeout=None):
             outcomes = run_supervised(tasks, run_task, workers, task_timeout, _start_worker, (WORKER_ENVIRONMENT,))
         else:
             outcomes = run_on_executor(tasks, run_task, executor, task_timeout, _start_worker, (WORKER_ENVIRONMENT,))
-        for task, record, failure in outcomes:
-            records[task.index] = record if failure is None else _failed(task, *failure)
-            if bar is not None:
-                bar.update(1)
+        try:
+            for task, record, failure in outcomes:
+                records[task.index] = record if failure is None else _failed(task, *failure)
+                if on_record is not None:
+                    on_record(task.index, records[task.index])
+                if bar is not None:
+                    bar.update(1)
+        finally:
+            outcomes.close()  # the workers are stopped before anything else happens
+    except KeyboardInterrupt as interrupt:
+        name = getattr(interrupt, "args", None) and interrupt.args[0] or "SIGINT"
+        for task in tasks:
+            if records[task.index] is None:
+                records[task.index] = _failed(task, INTERRUPTED, f"not finished: the study was interrupted ({name})")
+        interrupt.records = records
+        raise
     finally:
         if bar is not None:
             bar.close()
     return records
+
+
+def _interrupted_table(interrupt, finish):
+    """Attach the table of an interrupted study to the interruption (``interrupt.table``)."""
+    records = getattr(interrupt, "records", None)
+    if records is not None:
+        interrupt.table = finish(_table(records))
 
 
 def _failed(task, status, message):
@@ -334,7 +379,7 @@ def _table(records):
 
 # -- studies -------------------------------------------------------------------
 def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=None, options=None,
-          save_dir=None, workers=None, task_timeout=None):
+          save_dir=None, workers=None, task_timeout=None, overwrite=False, on_record=None):
     """Solve one model per point of ``grid``; a pandas DataFrame, one row per point.
 
     Parameters
@@ -379,7 +424,18 @@ def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=
     save_dir : path, optional
         Save each solved trajectory there as ``sweep-<task>.npz``
         (:class:`pyomo_mbdyn.results.SolvedTrajectory`; the directory is created if
-        missing); its path in ``path``.
+        missing); its path in ``path``.  A file this study would write that is there
+        already (an earlier study's) is refused before any run (DestinationError) unless
+        ``overwrite`` (on this machine; not on a Dask cluster's workers).
+    overwrite : bool
+        Let ``save_dir`` replace an earlier study's files.
+    on_record : callable, optional
+        ``on_record(index, record)`` as each task ends (the command line prints a line and
+        rewrites ``--csv``).
+
+    Interrupts: a ``KeyboardInterrupt`` (Ctrl-C, the command line's SIGTERM) stops the
+    workers and is raised again with the attribute ``table``: the finished tasks' rows and,
+    for the others, rows with status :data:`INTERRUPTED`.
 
     Returns
     -------
@@ -395,7 +451,8 @@ def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=
         An unknown model, an empty grid or an empty list of values, a grid or option
         key the build does not take, solve options with a model name, ``workers``
         that is not a positive integer or given with ``executor``, a ``task_timeout``
-        that is not a positive finite number.
+        that is not a positive finite number (any finite one is waited for: 1e308 s
+        in slices, :mod:`pyomo_mbdyn.studies.pool`).
     DestinationError
         A ``save_dir`` that is a file or cannot be created (checked on this machine
         unless ``executor`` is a Dask cluster's).
@@ -419,12 +476,17 @@ def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=
                    solve_options=dict(solve_options or {}),
                    save_path=None if save_dir is None else str(Path(save_dir) / f"sweep-{i:04d}.npz"))
              for i, point in enumerate(points)]
-    return _table(_execute(tasks, executor, progress, what, workers, task_timeout))
+    _check_overwrite(what, tasks, overwrite, executor)
+    try:
+        return _table(_execute(tasks, executor, progress, what, workers, task_timeout, on_record))
+    except KeyboardInterrupt as interrupt:
+        _interrupted_table(interrupt, lambda table: table)
+        raise
 
 
 def multistart(build, starts, seed=0, perturb="auto", radius=1e-2, solve_options=None, executor=None,
                solver=None, progress=None, options=None, save_dir=None, objective_rtol=1e-6, state_tol=1e-4,
-               workers=None, task_timeout=None):
+               workers=None, task_timeout=None, overwrite=False, on_record=None):
     """Solve one model from ``starts`` starting points; a DataFrame with its distinct optima labelled.
 
     Start 0 is the model's own guess.  Start s > 0 is that guess moved with the
@@ -470,8 +532,8 @@ def multistart(build, starts, seed=0, perturb="auto", radius=1e-2, solve_options
         Size of the named perturbations.
     options : dict, optional
         Build keywords (``{"scheme": "rem", "steps": 20}``).
-    executor, workers, task_timeout, solver, progress, save_dir :
-        As for :func:`sweep` (trajectories saved as ``start-<s>.npz``).
+    executor, workers, task_timeout, solver, progress, save_dir, overwrite, on_record :
+        As for :func:`sweep` (trajectories saved as ``start-<s>.npz``); an interrupt, too.
 
     Returns
     -------
@@ -487,7 +549,7 @@ def multistart(build, starts, seed=0, perturb="auto", radius=1e-2, solve_options
     ConfigurationError
         An unknown model or option, ``starts`` < 1, a seed that is negative or not an
         integer (a bool included), an unknown ``perturb`` name, a radius that is not
-        positive and finite, and the bad ``workers`` / ``task_timeout`` of :func:`sweep`.
+        positive, finite and ≤ :data:`MAX_RADIUS`, and the bad ``workers`` / ``task_timeout`` of :func:`sweep`.
     DestinationError
         As for :func:`sweep`.
     """
@@ -508,6 +570,9 @@ def multistart(build, starts, seed=0, perturb="auto", radius=1e-2, solve_options
             ok = False
         if not ok or isinstance(radius, bool):
             raise ConfigurationError(f"multistart: radius must be positive and finite, got {radius!r}")
+        if radius > MAX_RADIUS:
+            raise ConfigurationError(f"multistart: radius {radius!r} is beyond {MAX_RADIUS:g}: the moved start "
+                                     f"would overflow the solver's evaluations; give a radius ≤ {MAX_RADIUS:g}")
     options = dict(options or {})
     _check_keys(what, build, list(options), accepted, "options")
     _check_picklable(what, executor, build=build, perturb=perturb)
@@ -517,8 +582,16 @@ def multistart(build, starts, seed=0, perturb="auto", radius=1e-2, solve_options
                    radius=float(radius) if not callable(perturb) else 0.0,
                    save_path=None if save_dir is None else str(Path(save_dir) / f"start-{s:04d}.npz"))
              for s in range(int(starts))]
-    table = _table(_execute(tasks, executor, progress, what, workers, task_timeout))
-    table["optimum"] = cluster_optima(table, objective_rtol, state_tol)
-    return table
+    _check_overwrite(what, tasks, overwrite, executor)
+
+    def finish(table):
+        table["optimum"] = cluster_optima(table, objective_rtol, state_tol)
+        return table
+
+    try:
+        return finish(_table(_execute(tasks, executor, progress, what, workers, task_timeout, on_record)))
+    except KeyboardInterrupt as interrupt:
+        _interrupted_table(interrupt, finish)
+        raise
 
 
