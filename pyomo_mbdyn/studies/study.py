@@ -382,6 +382,10 @@ def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=
           save_dir=None, workers=None, task_timeout=None, overwrite=False, on_record=None):
     """Solve one model per point of ``grid``; a pandas DataFrame, one row per point.
 
+    Interrupts: a ``KeyboardInterrupt`` (Ctrl-C, the command line's SIGTERM) stops the
+    workers and is raised again with the attribute ``table``: the finished tasks' rows and,
+    for the others, rows with status :data:`INTERRUPTED`.
+
     Parameters
     ----------
     build : str or callable
@@ -432,10 +436,6 @@ def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=
     on_record : callable, optional
         ``on_record(index, record)`` as each task ends (the command line prints a line and
         rewrites ``--csv``).
-
-    Interrupts: a ``KeyboardInterrupt`` (Ctrl-C, the command line's SIGTERM) stops the
-    workers and is raised again with the attribute ``table``: the finished tasks' rows and,
-    for the others, rows with status :data:`INTERRUPTED`.
 
     Returns
     -------
