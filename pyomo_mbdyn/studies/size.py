@@ -16,7 +16,7 @@ Only requests of at least :data:`CHECK_FROM` steps are estimated: below, every m
 fits in a few hundred megabytes and the tiny builds would only cost time.
 """
 
-import os
+from ..trajectory import available_memory  # the one reading of the machine's memory (results.load too)
 
 __all__ = ["check_size", "estimate", "available_memory", "count_components", "count_rows", "BYTES_PER_UNKNOWN",
            "CHECK_FROM"]
@@ -46,22 +46,6 @@ def count_rows(model, equality):
 
     return sum(1 for c in model.component_data_objects(pyo.Constraint, active=True, descend_into=True)
                if bool(c.equality) == equality)
-
-
-def available_memory():
-    """Bytes of memory available to a new computation: Linux's ``MemAvailable``, else
-    the physical memory; ``None`` when neither can be read."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def estimate(build, kwds, steps):
