@@ -44,6 +44,8 @@ __all__ = ["build_system", "build", "target_rotation", "DESCRIPTION", "STEPS", "
 
 DESCRIPTION = "three-rotor satellite turned by π about (1,2,3)/√14 by its rotors (DMOCC §7.2)"
 STEPS, HORIZON = 50, 5.0
+#: the node configurations per scheme (others: the block's own default, e.g. GC's chart)
+CONFIGURATIONS = {"dmocc": "absolute"}
 ROTATION = np.pi / np.sqrt(14) * np.array([1.0, 2.0, 3.0])
 #: joint torques only: the total angular momentum is conserved (and zero)
 CONSERVED_MOMENTA = ("Lx", "Ly", "Lz")
@@ -129,7 +131,8 @@ OPTIONS = {
     "data": "'exact': the closed forms of the inertias (default); 'table': Table 4.1 of the thesis as printed",
     "increment_bound": "bound on the rotation increments per step [rad] (anti-aliasing; 0 or null: none)",
     "guess": "'simulate': a simulated zero-momentum motion (default); 'interpolate': equal steps about the axis",
-    "configurations": "DMOCC node configurations: 'absolute' (default), 'lifted', 'minimal'",
+    "configurations": "node configurations of the block (default per scheme: CONFIGURATIONS, DMOCC 'absolute'; "
+                      "else the block's own)",
     "exclude_half_turns": "the row tr(R_targetᵀ R_N) ≥ 1, excluding the half-turn points of the skew condition",
     "final_rest": "'rotors': the rotor rows only (default: the main body's six rows are the conserved momenta); "
                   "'all': keep them too — dependent rows, LICQ fails (for pyomo-mbdyn diagnose)",
@@ -138,7 +141,7 @@ OPTIONS = {
 
 @model_build
 def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, guess="simulate",
-          configurations="absolute", exclude_half_turns=True, target=None, data="exact", remove_rotor=None,
+          configurations=None, exclude_half_turns=True, target=None, data="exact", remove_rotor=None,
           final_rest="rotors"):
     """The reorientation OCP ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``); the options are
     :data:`OPTIONS`.
@@ -154,7 +157,8 @@ def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, gu
     unbounded, N = 4 infeasible).  ``guess="interpolate"``: the
     main body turns in equal steps about the target axis while the rotors
     spin so that the guess carries no angular momentum (not a motion of the
-    scheme).  ``configurations`` applies to ``scheme="dmocc"``.
+    scheme).  ``configurations``: the block's form of node configurations (default
+    :data:`CONFIGURATIONS` per scheme, DMOCC's ``"absolute"``; the others' own).
     """
     from pyomo_mbdyn.errors import ConfigurationError
 
@@ -177,7 +181,8 @@ def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, gu
 
     system = build_system(rotors, data)
     m = pyo.ConcreteModel("satellite")
-    options = {"configurations": configurations} if "configurations" in scheme_options(scheme) else {}
+    form = CONFIGURATIONS.get(scheme) if configurations is None else configurations
+    options = {"configurations": form} if form is not None and "configurations" in scheme_options(scheme) else {}
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON, **options)
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort()

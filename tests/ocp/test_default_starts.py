@@ -53,3 +53,11 @@ def test_run_satellite_on_a_coarse_grid_is_refused_in_one_line(capsys, steps):
     assert out == "" and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
     assert err.startswith(f"pyomo-mbdyn: satellite: {steps} steps cannot turn the rotors") and "steps ≥ 21" in err
+
+
+def test_satellite_takes_each_scheme_s_own_configuration_form_by_default():
+    """``configurations`` defaults per scheme (DMOCC's ``"absolute"``, GC its chart): ``run
+    satellite --scheme gc`` solves instead of refusing DMOCC's form by name."""
+    result, model = solve_model("satellite", scheme="gc")
+    assert result["status"] == "optimal" and model.dyn.configurations == "chart"
+    assert satellite.build("dmocc", steps=50).dyn.configurations == "absolute"
