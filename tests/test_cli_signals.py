@@ -152,3 +152,32 @@ def test_json_mode_keeps_pyomo_log_records_off_stdout(monkeypatch):
         handler.setStream(previous)
     assert out.getvalue().splitlines() == ['{"status": "interrupted"}']
     assert err.getvalue().splitlines() == ["progress", "ERROR: a pyomo error"]
+
+
+@pytest.mark.parametrize("signum, status, with_json", [(signal.SIGINT, 130, False), (signal.SIGTERM, 143, False),
+                                                       (signal.SIGINT, 130, True)])
+def test_signal_while_the_package_imports_ends_with_one_line(signum, status, with_json):
+    """The console script's entry point (``_pyomo_mbdyn_launch.main``) imports the package
+    itself: a signal sent when that import starts (the launcher says so on stderr with
+    PYOMO_MBDYN_LAUNCH_TRACE=1) ends as every interrupt of the command line does — one line,
+    130/143, with --json one object — never Python's KeyboardInterrupt traceback.  (Should
+    the import win the race, the command line's own handlers answer the same way.)"""
+    from importlib.metadata import entry_points
+
+    (script,) = [ep for ep in entry_points(group="console_scripts") if ep.name == "pyomo-mbdyn"]
+    assert script.value == "_pyomo_mbdyn_launch:main"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYOMO_MBDYN_LAUNCH_TRACE": "1"}
+    extra = ["--json"] if with_json else []
+    proc = subprocess.Popen([sys.executable, "-m", "_pyomo_mbdyn_launch", "run", "three-link-arm", "--steps", "640",
+                             "--coarsest", "40", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    first = proc.stderr.readline()
+    assert first == "pyomo-mbdyn: importing\n"
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=600)
+    name = signal.Signals(signum).name
+    assert proc.returncode == status, (out, err)
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == f"pyomo-mbdyn: interrupted ({name})"
+    if with_json:
+        (line,) = out.strip().splitlines()
+        assert json.loads(line)["status"] == "interrupted"
