@@ -15,6 +15,7 @@ In process, CasADi's Bonmin cannot be kept from reading ``./bonmin.opt``: an
 unnamed one is refused by name and nothing of it is read or written.
 """
 
+import functools
 import json
 import os
 import subprocess
@@ -28,6 +29,11 @@ import pyomo_mbdyn  # noqa: F401
 from pyomo_mbdyn.errors import ConfigurationError
 from pyomo_mbdyn.models import three_link_arm
 from pyomo_mbdyn.solvers.ampl_driver import read_option_file
+
+from test_bonmin_options import knapsack as _knapsack
+
+#: a small MINLP (binary knapsack, convex quadratic penalty): a few Bonmin nodes, each an IPOPT solve
+knapsack = functools.partial(_knapsack, 12)
 
 IPOPT_PATHS = ["casadi_ipopt", "casadi_ipopt_nl"]
 STEPS = 10
@@ -49,18 +55,6 @@ def arm():
     return three_link_arm.build(steps=STEPS)
 
 
-def knapsack(n=12, seed=0):
-    """A small MINLP (binary knapsack with a convex quadratic penalty): Bonmin needs a
-    search of some nodes, each an NLP solved by IPOPT."""
-    rng = np.random.default_rng(seed)
-    value, weight = rng.uniform(1, 10, n), rng.uniform(1, 10, n)
-    m = pyo.ConcreteModel()
-    m.item = pyo.RangeSet(0, n - 1)
-    m.take = pyo.Var(m.item, domain=pyo.Binary)
-    m.capacity = pyo.Constraint(expr=sum(weight[i] * m.take[i] for i in m.item) <= 0.5 * weight.sum())
-    m.objective = pyo.Objective(expr=-sum(value[i] * m.take[i] for i in m.item)
-                                + 0.01 * sum(m.take[i] for i in m.item) ** 2)
-    return m
 
 
 def solve(build, name, **options):
