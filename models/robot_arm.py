@@ -69,7 +69,6 @@ def rest_to_rest(model, robot, scheme, steps, horizon, start, target, configurat
     :data:`CONFIGURATIONS` of the scheme)."""
     import pyomo.environ as pyo
 
-    from pyomo_mbdyn.discretization import chart
     from pyomo_mbdyn.errors import ConfigurationError
     from pyomo_mbdyn.models import check_scheme, finite_option
     from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
@@ -83,10 +82,9 @@ def rest_to_rest(model, robot, scheme, steps, horizon, start, target, configurat
         raise ConfigurationError(f"{model}: horizon must be positive [s], got {horizon!r}")
     system = robot if isinstance(robot, MultibodySystem) else build_system(robot)
     start, target = _pose(model, "start", start, system), _pose(model, "target", target, system)
-    q0 = np.asarray(chart(system, start), float)
     m = pyo.ConcreteModel(model)
     form = CONFIGURATIONS[scheme] if configurations is None else configurations
-    m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=horizon, initial_configuration=q0,
+    m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=horizon, initial_coordinates=start,
                          configurations=form)
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort({a: 0.5 for a in m.dyn.actuated})  # J = h Σ ½|u|²
@@ -94,7 +92,7 @@ def rest_to_rest(model, robot, scheme, steps, horizon, start, target, configurat
     problem.require_final_rest()
     problem.apply_joint_limits()
     problem.apply_effort_limits()
-    m.dyn.initialize_from(interpolated_trajectory(system, m.dyn.step_length, steps, target, q_initial=q0))
+    m.dyn.initialize_from(interpolated_trajectory(system, m.dyn.step_length, steps, target, theta_initial=start))
     m.problem = problem
     return m
 

@@ -16,6 +16,7 @@ round-off), and :func:`chart`, :func:`chart_velocity`, :func:`chart_basis` and
 import numpy as np
 
 from ..mechanics.linalg import as_array, shared_array
+from ..mechanics.urdf import angles_in_limits
 from .common import applied, compiled_function, numeric as _numeric, symbols
 from .jets import directional_derivatives
 
@@ -262,7 +263,10 @@ def chart_coordinates(system, q, v=None, rotation="exp", tol=1e-12, start=None, 
     """Invert the chart numerically: θ with q(θ) = q (and ṽ with P̃(θ) ṽ = v).
 
     Gauss–Newton from ``start`` (default θ = 0; pass the previous node's θ to
-    follow a trajectory continuously, e.g. rotor angles beyond π); raises
+    follow a trajectory continuously, e.g. rotor angles beyond π).  Without a
+    ``start``, a joint angle with a URDF range (``system.urdf_limits``) is
+    returned on the range's branch (:func:`~pyomo_mbdyn.mechanics.urdf.angles_in_limits`:
+    a configuration fixes an angle only up to whole turns).  Raises
     ``ValueError`` if ``q`` is not reached to ``atol`` (then it is not in the
     chart's domain, e.g. a rotation beyond 2π; a guess that fulfils the
     constraints only approximately needs a larger ``atol``).
@@ -305,6 +309,11 @@ def chart_coordinates(system, q, v=None, rotation="exp", tol=1e-12, start=None, 
     r = q_theta - q
     if np.abs(r).max() > atol or (np.isfinite(atol) and not np.all(np.isfinite(r))):
         raise ValueError(f"{system}: configuration not reached by the chart (|q(θ) - q| = {np.abs(r).max():.2e})")
+    if start is None and getattr(system, "urdf_limits", None):
+        placed = angles_in_limits(system, theta)
+        if not np.array_equal(placed, theta):  # whole turns: q and the basis are those of θ
+            theta = placed
+            q_theta, P = chart_and_basis(theta)
     if v is None:
         return theta
     return theta, np.linalg.lstsq(P, np.asarray(v, float), rcond=None)[0]

@@ -108,7 +108,7 @@ from .bodies import RigidBody
 from .joint_kinds import Fixed, Planar, Prismatic, Revolute
 from .joints import GROUND
 
-__all__ = ["JointLimits", "build_from_urdf", "rpy_matrix", "lump_inertia"]
+__all__ = ["JointLimits", "angles_in_limits", "build_from_urdf", "rpy_matrix", "lump_inertia"]
 
 #: URDF joint types that are read
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
@@ -143,6 +143,42 @@ class JointLimits:
     velocity: float = None
     damping: float = 0.0
     friction: float = 0.0
+
+
+def angles_in_limits(system, theta, tol=1e-9):
+    """``θ`` with each revolute joint angle that lies outside its URDF range ``[lower, upper]`` shifted by
+    the fewest whole turns 2πn that put it inside; others (inside, continuous, no URDF, no such shift)
+    unchanged.
+
+    A configuration fixes a joint angle only up to whole turns: the chart's inverse from θ = 0 returns
+    the branch nearest (−π, π], and a URDF range may lie past π (the Kinova's second joint:
+    [0.820, 5.463] rad).  This picks the URDF's branch.
+
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> arm = SimpleNamespace(velocities=["j2.angle"], urdf_limits={
+    ...     "j2": JointLimits("j2", "revolute", ("j2.angle",), 0.820304748437, 5.46288055874)})
+    >>> angles_in_limits(arm, np.array([-3.14327]))
+    array([3.13991531])
+    """
+    theta = np.array(theta, float)
+    limits = getattr(system, "urdf_limits", None)
+    names = list(getattr(system, "velocities", ()))
+    if not limits or theta.shape != (len(names),):
+        return theta
+    index = {name: i for i, name in enumerate(names)}
+    turn = 2.0 * np.pi
+    for lim in limits.values():
+        if lim.type != "revolute" or lim.lower is None or lim.upper is None:
+            continue
+        for dof in lim.dofs:
+            i = index.get(dof)
+            if i is None or lim.lower - tol <= theta[i] <= lim.upper + tol:
+                continue
+            first, last = np.ceil((lim.lower - tol - theta[i]) / turn), np.floor((lim.upper + tol - theta[i]) / turn)
+            if first <= last:
+                theta[i] += turn * min(max(0.0, first), last)
+    return theta
 
 
 def rpy_matrix(rpy):

@@ -36,7 +36,7 @@ PROFILES = {
 
 
 def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profile="smooth",
-                            contravariant=True):
+                            contravariant=True, theta_initial=None):
     """A :class:`~pyomo_mbdyn.trajectory.Trajectory` interpolating the chart.
 
     Parameters
@@ -46,6 +46,8 @@ def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profi
     theta_final : chart coordinates of the final configuration (see
         :func:`~pyomo_mbdyn.discretization.chart`)
     q_initial : initial configuration (default ``system.q0``)
+    theta_initial : its chart coordinates, instead of ``q_initial`` (turns kept: a URDF pose in the
+        URDF's convention; default the chart's inverse of ``q_initial``, angles in their URDF ranges)
     profile : ``"linear"`` or ``"smooth"`` (quintic, rest to rest)
 
     Notes
@@ -66,8 +68,18 @@ def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profi
                                  f"choose from {sorted(PROFILES)}")
     N = _steps(steps, "interpolated_trajectory")
     check_numeric(theta_final, "interpolated_trajectory: theta_final", "chart coordinates (numbers)")
-    q_initial = system.q0 if q_initial is None else np.asarray(q_initial, float)
-    theta0 = chart_coordinates(system, q_initial)
+    if theta_initial is not None:
+        if q_initial is not None:
+            raise ConfigurationError("interpolated_trajectory: give q_initial or theta_initial, not both")
+        check_numeric(theta_initial, "interpolated_trajectory: theta_initial", "chart coordinates (numbers)")
+        theta0 = np.asarray(theta_initial, float).reshape(-1)
+        if theta0.shape != (system.n_velocities,):
+            raise ConfigurationError(f"interpolated_trajectory: expected {system.n_velocities} initial chart "
+                                     f"coordinates {list(system.velocities)}, got {theta0.size}")
+        q_initial = np.asarray(chart(system, theta0), float)
+    else:
+        q_initial = system.q0 if q_initial is None else np.asarray(q_initial, float)
+        theta0 = chart_coordinates(system, q_initial)
     theta_final = np.asarray(theta_final, float).reshape(-1)
     if system.has_loops:
         i_index = system.loop_reduction.i_index

@@ -126,7 +126,7 @@ class AbsoluteConfigurations:
         if not self.absolute:
             return
         try:
-            theta0 = chart_coordinates(self.system, self.q_initial, rotation=self.rotation)
+            theta0 = chart_coordinates(self.system, self.q_initial, rotation=self.rotation, start=self.theta_initial)
         except ValueError as err:
             raise ConfigurationError(f"{self.scheme} block (configurations='absolute'): the initial "
                                      f"configuration is outside the chart: {err}") from None

@@ -53,7 +53,7 @@ from ..mechanics.system import coordinate_names
 from ..simulate.stepper import check_initial_state
 from .deferred import DeferredExpression
 from .guesses import InitialGuess
-from .options import check_options, grid_config, multibody_config
+from .options import check_options, grid_config, initial_state, multibody_config
 from .residuals import IntervalResiduals
 from .solution import SolutionValues
 
@@ -624,7 +624,7 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
     # -- initial state --------------------------------------------------------
     def _fix_initial_state(self):
         system, config = self.system, self.config
-        q0 = system.q0 if config.initial_configuration is None else config.initial_configuration
+        q0, self.theta_initial = initial_state(system, config)
         v0 = np.zeros(system.n) if config.initial_velocity is None else config.initial_velocity
         check_initial_state(system, q0, v0)
         self.q_initial, self.v_initial = np.asarray(q0, float), np.asarray(v0, float)

@@ -81,9 +81,13 @@ def joint_kinds(system):
 
 
 def reference_coordinates(block):
-    """θ_0: the chart coordinates of the block's initial configuration."""
+    """θ_0: the block's initial joint coordinates — ``initial_coordinates`` as given (turns and the URDF's
+    convention kept), else the chart coordinates of its initial configuration (angles placed in their
+    URDF ranges: :func:`~pyomo_mbdyn.discretization.chart_coordinates`)."""
     from ..discretization import chart_coordinates
 
+    if getattr(block, "theta_initial", None) is not None:
+        return np.array(block.theta_initial, float)
     return chart_coordinates(block.system, block.q_initial, atol=1e-7)
 
 

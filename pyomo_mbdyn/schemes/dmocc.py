@@ -41,7 +41,7 @@ from .absolute import AbsoluteConfigurations, declare_configurations
 from .configuration_forms import Increments, Nodes
 from .final_rest import LegendreRest
 from .base import MultibodyBlockData
-from .options import declare_rotation, declare_scheme_block, multibody_config
+from .options import declare_rotation, declare_scheme_block, initial_state, multibody_config
 
 __all__ = ["DMOCCBlock", "DMOCCLMBlock"]
 
@@ -161,8 +161,7 @@ class DMOCCBlockData(AbsoluteConfigurations, _VariationalBlockData):
     def _minimal_configurations(self):
         """Replace the node configuration variables by q_k = F(w_{k-1}, q_{k-1})."""
         system, config = self.system, self.config
-        q = system.q0 if config.initial_configuration is None else config.initial_configuration
-        q = np.asarray(q, float)
+        q = np.asarray(initial_state(system, config)[0], float)
         nodes = {0: q}
         for k in self.intervals:
             w = [self.w[k, j] for j in self.velocities]

@@ -204,7 +204,8 @@ class GCBlockData(MultibodyBlockData):
 
     def _fix_initial_state(self):
         super()._fix_initial_state()
-        theta0, vt0 = chart_coordinates(self.system, self.q_initial, self.v_initial, self.rotation)
+        theta0, vt0 = chart_coordinates(self.system, self.q_initial, self.v_initial, self.rotation,
+                                        start=self.theta_initial)
         for j, name in enumerate(self.velocities):
             self.theta[0, name].fix(theta0[j])
             self.vt[0, name].fix(vt0[j])

@@ -21,7 +21,7 @@ from ..mechanics import ConstrainedSystem
 from ..mechanics.numeric import check_numeric
 
 __all__ = ["multibody_config", "grid_config", "declare_free_horizon", "declare_rotation", "declare_scheme_block",
-           "check_options", "multibody_system", "array_or_none", "array_or_dict", "positive_int",
+           "check_options", "initial_state", "multibody_system", "array_or_none", "array_or_dict", "positive_int",
            "positive_finite_float", "horizon_bounds"]
 
 _BLOCK_KEYWORDS = {"rule", "concrete", "dense", "name", "doc", "ctype"}
@@ -110,6 +110,12 @@ def multibody_config():
     config = declare_free_horizon(grid_config())
     config.declare("initial_configuration", ConfigValue(
         default=None, domain=array_or_none, description="q(0); default the system's reference configuration."))
+    config.declare("initial_coordinates", ConfigValue(
+        default=None, domain=array_or_none,
+        description="θ(0): the initial joint coordinates (rad, m; the chart's, measured from the system's "
+                    "reference configuration, turns included), instead of ``initial_configuration``: q(0) = "
+                    "q(θ(0)) and every joint coordinate starts at exactly θ(0) — a URDF pose is taken in the "
+                    "URDF's convention, e.g. 4.0 rad on a joint whose range is [−2π, 2π], not 4.0 − 2π."))
     config.declare("initial_velocity", ConfigValue(
         default=None, domain=array_or_none, description="v(0) = P(q0) ν0; default rest."))
     config.declare("controls", ConfigValue(
@@ -117,6 +123,24 @@ def multibody_config():
         description="Fix the controls (forward simulation): an (N, n_act) array, or a dict "
                     "{actuated coordinate: value or N values}.  Default: free variables."))
     return config
+
+
+def initial_state(system, config):
+    """``(q0, θ0)``: a block's initial configuration and, if given as ``initial_coordinates``, its joint
+    coordinates θ0 (else None).  ``initial_configuration`` and ``initial_coordinates`` exclude each other."""
+    q0, theta0 = config.initial_configuration, config.initial_coordinates
+    if theta0 is None:
+        return (system.q0 if q0 is None else q0), None
+    if q0 is not None:
+        raise ConfigurationError("give initial_configuration (q0) or initial_coordinates (θ0), not both")
+    from ..discretization import chart
+
+    theta0 = np.asarray(theta0, float).reshape(-1)
+    if theta0.shape != (system.n_velocities,) or not np.all(np.isfinite(theta0)):
+        raise ConfigurationError(f"initial_coordinates: expected {system.n_velocities} finite joint coordinates "
+                                 f"{list(system.velocities)}, got {theta0.tolist()}")
+    rotation = config.rotation if "rotation" in config else "exp"
+    return np.asarray(chart(system, theta0, rotation), float), theta0
 
 
 def declare_rotation(config):

@@ -20,7 +20,7 @@ from ..simulate.stepper import check_initial_state
 from ..trajectory import Trajectory, column_names
 from .base import SchemeBlockData
 from .guesses import column_order
-from .options import declare_scheme_block, multibody_config
+from .options import declare_scheme_block, initial_state, multibody_config
 
 __all__ = ["QuaternionBlock", "quaternion_state"]
 
@@ -85,7 +85,7 @@ class QuaternionBlockData(SchemeBlockData):
         blk.quat = pyo.Var(self.nodes, self.components, initialize=0.0)
         blk.p = pyo.Var(self.nodes, self.components, initialize=0.0)
         blk.gamma = pyo.Var(self.intervals, initialize=0.0)
-        q0 = system.q0 if config.initial_configuration is None else config.initial_configuration
+        q0 = initial_state(system, config)[0]
         v0 = np.zeros(system.n) if config.initial_velocity is None else config.initial_velocity
         check_initial_state(system, q0, v0)
         quat0, p0 = quaternion_state(self.top, q0, v0)
