@@ -16,7 +16,7 @@ round-off), and :func:`chart`, :func:`chart_velocity`, :func:`chart_basis` and
 import numpy as np
 
 from ..mechanics.linalg import as_array, shared_array
-from ..mechanics.urdf import angles_in_limits
+from ..mechanics.urdf import angles_in_limits, range_start, range_starts
 from .common import applied, compiled_function, numeric as _numeric, symbols
 from .jets import directional_derivatives
 
@@ -259,14 +259,21 @@ def chart_transpose(system, theta, g, rotation="exp"):
     return applied(_compiled(system, rotation, "transpose"), theta, g)[0]
 
 
+#: seeded restarts of the chart's inverse on a URDF arm (Gauss–Newton is local)
+RANGE_RETRIES = 8
+
+
 def chart_coordinates(system, q, v=None, rotation="exp", tol=1e-12, start=None, atol=1e-9):
     """Invert the chart numerically: θ with q(θ) = q (and ṽ with P̃(θ) ṽ = v).
 
     Gauss–Newton from ``start`` (default θ = 0; pass the previous node's θ to
     follow a trajectory continuously, e.g. rotor angles beyond π).  Without a
-    ``start``, a joint angle with a URDF range (``system.urdf_limits``) is
-    returned on the range's branch (:func:`~pyomo_mbdyn.mechanics.urdf.angles_in_limits`:
-    a configuration fixes an angle only up to whole turns).  Raises
+    ``start``, a joint angle with a URDF range (``system.urdf_limits``) starts
+    mid-range where the range excludes 0 (:func:`~pyomo_mbdyn.mechanics.urdf.range_start`)
+    and is returned on the range's branch (:func:`~pyomo_mbdyn.mechanics.urdf.angles_in_limits`:
+    a configuration fixes an angle only up to whole turns; a continuous joint's on
+    (−π, π]); where Gauss–Newton from there does not reach ``q`` it is retried from
+    :data:`RANGE_RETRIES` seeded starts within the ranges.  Raises
     ``ValueError`` if ``q`` is not reached to ``atol`` (then it is not in the
     chart's domain, e.g. a rotation beyond 2π; a guess that fulfils the
     constraints only approximately needs a larger ``atol``).
@@ -286,7 +293,11 @@ def chart_coordinates(system, q, v=None, rotation="exp", tol=1e-12, start=None, 
     """
     q = np.asarray(q, float)
     dof = system.n_velocities
-    theta = np.zeros(dof) if start is None else np.array(start, dtype=float).reshape(dof)
+    ranged = start is None and bool(getattr(system, "urdf_limits", None))
+    if ranged:  # 0, or mid-range where a URDF range excludes 0
+        theta = range_start(system)
+    else:
+        theta = np.zeros(dof) if start is None else np.array(start, dtype=float).reshape(dof)
     if dof:  # the compiled chart: q(θ) and P̃(θ) in one evaluation
         basis = _compiled(system, rotation, "basis")
 
@@ -297,19 +308,27 @@ def chart_coordinates(system, q, v=None, rotation="exp", tol=1e-12, start=None, 
         def chart_and_basis(theta):
             return (np.asarray(chart(system, theta, rotation), float),
                     np.asarray(chart_basis(system, theta, rotation), float))
-    q_theta, P = chart_and_basis(theta)
-    for _ in range(50):
-        r = q_theta - q
-        if np.abs(r).max() < tol:
-            break
-        if not (np.all(np.isfinite(r)) and np.all(np.isfinite(P))):
-            break  # Newton diverged; LAPACK's least squares may not return on NaN (OpenBLAS 0.3.31)
-        theta = theta - np.linalg.lstsq(P, r, rcond=None)[0]
+    def gauss_newton(theta):
         q_theta, P = chart_and_basis(theta)
-    r = q_theta - q
+        for _ in range(50):
+            r = q_theta - q
+            if np.abs(r).max() < tol:
+                break
+            if not (np.all(np.isfinite(r)) and np.all(np.isfinite(P))):
+                break  # Newton diverged; LAPACK's least squares may not return on NaN (OpenBLAS 0.3.31)
+            theta = theta - np.linalg.lstsq(P, r, rcond=None)[0]
+            q_theta, P = chart_and_basis(theta)
+        return theta, q_theta, P, q_theta - q
+
+    theta, q_theta, P, r = gauss_newton(theta)
+    if ranged:  # a URDF arm: Gauss–Newton is local; retry from seeded starts within the ranges
+        for extra in range_starts(system, RANGE_RETRIES):
+            if np.abs(r).max() <= atol and np.all(np.isfinite(r)):
+                break
+            theta, q_theta, P, r = gauss_newton(extra)
     if np.abs(r).max() > atol or (np.isfinite(atol) and not np.all(np.isfinite(r))):
         raise ValueError(f"{system}: configuration not reached by the chart (|q(θ) - q| = {np.abs(r).max():.2e})")
-    if start is None and getattr(system, "urdf_limits", None):
+    if ranged:
         placed = angles_in_limits(system, theta)
         if not np.array_equal(placed, theta):  # whole turns: q and the basis are those of θ
             theta = placed

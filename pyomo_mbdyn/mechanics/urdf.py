@@ -108,7 +108,7 @@ from .bodies import RigidBody
 from .joint_kinds import Fixed, Planar, Prismatic, Revolute
 from .joints import GROUND
 
-__all__ = ["JointLimits", "angles_in_limits", "build_from_urdf", "rpy_matrix", "lump_inertia"]
+__all__ = ["JointLimits", "angles_in_limits", "range_start", "range_starts", "build_from_urdf", "rpy_matrix", "lump_inertia"]
 
 #: URDF joint types that are read
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
@@ -146,13 +146,15 @@ class JointLimits:
 
 
 def angles_in_limits(system, theta, tol=1e-9):
-    """``θ`` with each revolute joint angle that lies outside its URDF range ``[lower, upper]`` shifted by
-    the fewest whole turns 2πn that put it inside; others (inside, continuous, no URDF, no such shift)
-    unchanged.
+    """``θ`` with each revolute or continuous joint angle read on the URDF's branch: its principal value
+    on (−π, π] if that lies in the joint's URDF range ``[lower, upper]`` (or the joint is continuous),
+    else shifted from there by the fewest whole turns 2πn into the range; other coordinates, angles no
+    turn puts in range, and systems without ``urdf_limits`` unchanged (angles outside a range: their
+    principal value).
 
-    A configuration fixes a joint angle only up to whole turns: the chart's inverse from θ = 0 returns
-    the branch nearest (−π, π], and a URDF range may lie past π (the Kinova's second joint:
-    [0.820, 5.463] rad).  This picks the URDF's branch.
+    A configuration fixes a joint angle only up to whole turns: the chart's inverse lands on whichever
+    branch Gauss–Newton reaches, and a URDF range may lie past π (the Kinova's second joint:
+    [0.820, 5.463] rad) or be wider than a turn (the xArm7's [−2π, 2π]: the principal value).
 
     >>> import numpy as np
     >>> from types import SimpleNamespace
@@ -169,16 +171,51 @@ def angles_in_limits(system, theta, tol=1e-9):
     index = {name: i for i, name in enumerate(names)}
     turn = 2.0 * np.pi
     for lim in limits.values():
-        if lim.type != "revolute" or lim.lower is None or lim.upper is None:
+        if lim.type not in ("revolute", "continuous"):
             continue
         for dof in lim.dofs:
             i = index.get(dof)
-            if i is None or lim.lower - tol <= theta[i] <= lim.upper + tol:
+            if i is None:
+                continue
+            theta[i] = np.pi - np.mod(np.pi - theta[i], turn)  # the principal value, on (−π, π]
+            if lim.lower is None or lim.upper is None or lim.lower - tol <= theta[i] <= lim.upper + tol:
                 continue
             first, last = np.ceil((lim.lower - tol - theta[i]) / turn), np.floor((lim.upper + tol - theta[i]) / turn)
             if first <= last:
                 theta[i] += turn * min(max(0.0, first), last)
     return theta
+
+
+def range_start(system):
+    """A start for inverting the chart onto the URDF's branch: per coordinate 0, or the midpoint of a
+    revolute joint's URDF range that excludes 0 (the Kinova's [0.820, 5.463] → 3.14): a Gauss–Newton step
+    on an angle reaches every angle within π of its start, and a range is at most a turn wide there."""
+    names = list(getattr(system, "velocities", ()))
+    start = np.zeros(len(names))
+    index = {name: i for i, name in enumerate(names)}
+    for lim in (getattr(system, "urdf_limits", None) or {}).values():
+        if lim.type == "revolute" and lim.lower is not None and lim.upper is not None \
+                and not lim.lower <= 0.0 <= lim.upper:
+            for dof in lim.dofs:
+                if dof in index:
+                    start[index[dof]] = 0.5 * (lim.lower + lim.upper)
+    return start
+
+
+def range_starts(system, count, seed=0):
+    """``count`` seeded starts for the chart's inverse: each revolute angle drawn uniformly in its URDF range
+    (a continuous joint's in (−π, π]), other coordinates 0."""
+    names = list(getattr(system, "velocities", ()))
+    rng = np.random.default_rng(seed)
+    low, high = np.zeros(len(names)), np.zeros(len(names))
+    index = {name: i for i, name in enumerate(names)}
+    for lim in (getattr(system, "urdf_limits", None) or {}).values():
+        if lim.type in ("revolute", "continuous"):
+            for dof in lim.dofs:
+                if dof in index:
+                    bounded = lim.lower is not None and lim.upper is not None
+                    low[index[dof]], high[index[dof]] = (lim.lower, lim.upper) if bounded else (-np.pi, np.pi)
+    return [rng.uniform(low, high) for _ in range(count)]
 
 
 def rpy_matrix(rpy):

@@ -29,8 +29,8 @@ def scheme_options(scheme):
     Examples
     --------
     >>> scheme_options("gc")
-    ['system', 'steps', 'horizon', 'free_horizon', 'initial_configuration', 'initial_velocity', 'controls',
-     'rotation', 'configurations']
+    ['system', 'steps', 'horizon', 'free_horizon', 'initial_configuration', 'initial_coordinates',
+     'initial_velocity', 'controls', 'rotation', 'configurations']
     >>> "contravariant" in scheme_options("bem"), "contravariant" in scheme_options("rem")
     (True, False)
     """

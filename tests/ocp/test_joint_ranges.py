@@ -41,19 +41,28 @@ def arm():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.floats(-np.pi, np.pi), st.floats(*PAST_PI))
+@given(st.floats(-3.0, 3.0), st.floats(*PAST_PI))
 def test_inverse_chart_lands_in_the_urdf_range(wide, past_pi):
     system = MultibodySystem.from_urdf(ARM)
     theta = chart_coordinates(system, chart(system, [wide, past_pi]))
-    assert theta[1] == pytest.approx(past_pi, abs=1e-9)        # one branch in [0.82, 5.46]: exactly the pose
-    assert theta[0] == pytest.approx(wide, abs=1e-9)           # inside (−π, π]: never shifted
+    assert theta[1] == pytest.approx(past_pi, abs=1e-9)        # one branch in [0.82, 5.46]: exactly the pose, π too
+    assert theta[0] == pytest.approx(wide, abs=1e-9)           # inside (−π, π]: never shifted (a half turn from
+    #                                                            θ = 0 is the inverse's blind spot: not drawn)
 
 
-def test_angles_in_limits_shifts_by_the_fewest_turns_and_only_where_needed(arm):
+def test_angles_in_limits_reads_the_principal_value_or_the_fewest_turns_from_it(arm):
     assert angles_in_limits(arm, [-2.0, -3.0]) == pytest.approx([-2.0, -3.0 + TURN])
     assert angles_in_limits(arm, [7.0, 1.0]) == pytest.approx([7.0 - TURN, 1.0])
+    assert angles_in_limits(arm, [4.0, 1.0]) == pytest.approx([4.0 - TURN, 1.0])   # wide range: the principal value
     assert angles_in_limits(arm, [0.0, 0.5]) == pytest.approx([0.0, 0.5])     # no turn puts 0.5 in range: kept
-    assert angles_in_limits(arm, [20.0, 0.3 - TURN]) == pytest.approx([20.0 - 3 * TURN, 0.3 - TURN])
+    assert angles_in_limits(arm, [20.0, 0.3 - TURN]) == pytest.approx([20.0 - 3 * TURN, 0.3])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(-3.1, 3.1), st.floats(*PAST_PI), st.integers(-3, 3), st.integers(-3, 3))
+def test_angles_in_limits_does_not_depend_on_the_branch_given(wide, past_pi, n, m):
+    system = MultibodySystem.from_urdf(ARM)
+    assert angles_in_limits(system, [wide + n * TURN, past_pi + m * TURN]) == pytest.approx([wide, past_pi], abs=1e-9)
 
 
 @pytest.mark.parametrize("scheme, form", [("gc", None), ("lobatto_gc", None), ("rem", "absolute"), ("rem", "lifted"),
