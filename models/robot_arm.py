@@ -99,15 +99,22 @@ def rest_to_rest(model, robot, scheme, steps, horizon, start, target, configurat
 
 def evaluate(m):
     """Extra ``run`` fields: ``final_momentum`` ``max |P(q_N)ᵀ M v_N|`` (N m s; zero at rest),
-    ``effort_ratio_max`` ``max |u|/effort`` over the intervals and joints (≤ 1),
-    ``joint_limit_margin_min`` the smallest distance of a node's joint angle to its
-    URDF limits (rad, ≥ 0)."""
+    ``final_joint_rate_max`` ``max |θ̇_N|`` (rad/s) and ``final_kinetic_energy`` ``T_N`` (J) of the
+    motion — the joint rates as the M-orthogonal projection of the node velocity
+    (:func:`pyomo_mbdyn.joint_space.joint_space_table`; zero exactly when the momentum is), and
+    ``final_off_tangent_energy`` the node velocity's part off the tangent space (J; a scheme artefact,
+    not motion), ``effort_ratio_max`` ``max |u|/effort`` over the intervals and joints (≤ 1),
+    ``joint_limit_margin_min`` the smallest distance of a node's joint angle to its URDF limits
+    (rad, ≥ 0)."""
     import pyomo.environ as pyo
+
+    from pyomo_mbdyn.joint_space import joint_space_table
 
     dyn, system = m.dyn, m.dyn.system
     tr = dyn.trajectory()
     P = np.asarray(system.null_space(tr.q[-1]), float)
     momentum = float(np.abs(P.T @ system.mass_matrix() @ tr.v[-1]).max())
+    final = joint_space_table(tr).iloc[-1]
     limits = [system.urdf_limits[a.rsplit(".", 1)[0]] for a in dyn.actuated]
     effort = np.array([lim.effort for lim in limits], float)
     angles = m.problem.joint_coordinates()
@@ -116,5 +123,7 @@ def evaluate(m):
     lower = np.array([-np.inf if lim.lower is None else lim.lower for lim in joints])
     upper = np.array([np.inf if lim.upper is None else lim.upper for lim in joints])
     margin = float(np.min(np.minimum(theta - lower, upper - theta)))
-    return {"final_momentum": momentum, "effort_ratio_max": float(np.max(np.abs(tr.u) / effort)),
-            "joint_limit_margin_min": margin}
+    return {"final_momentum": momentum,
+            "final_joint_rate_max": float(np.abs(final[[f"{j}.rate" for j in dyn.velocities]]).max()),
+            "final_kinetic_energy": float(final["T"]), "final_off_tangent_energy": float(final["T_off"]),
+            "effort_ratio_max": float(np.max(np.abs(tr.u) / effort)), "joint_limit_margin_min": margin}

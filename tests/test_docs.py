@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 #: the modules with a page of their own in docs/api/ (docs/api/<name>.rst)
 PUBLIC = ["mechanics", "schemes", "discretization", "simulate", "ocp", "solvers", "studies",
-          "diagnostics", "balance", "diagnosis", "trajectory", "results", "plotting", "errors"]
+          "diagnostics", "balance", "joint_space", "diagnosis", "trajectory", "results", "plotting", "errors"]
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ RANK = {
     "_version": 0, "errors": 0, "atomic": 0, "robots": 0, "solvers": 1, "plugins": 1,
     "mechanics": 2, "trajectory": 3, "diagnostics": 3, "diagnosis": 3,
     "discretization": 4, "simulate": 5, "schemes": 6, "ocp": 7,
-    "results": 8, "balance": 8, "plotting": 8, "figures": 9, "studies": 9, "cli": 10, "models": 10, "__init__": 11,
+    "results": 8, "balance": 8, "joint_space": 8, "plotting": 8, "figures": 9, "studies": 9, "cli": 10, "models": 10, "__init__": 11,
 }
 PACKAGE = Path(pyomo_mbdyn.__file__).parent
 

@@ -62,6 +62,7 @@ def test_bem_equals_rem_and_stops_within_the_limits(robot):
     np.testing.assert_allclose(tr_bem.u, tr_rem.u, atol=1e-5 * np.abs(tr_rem.u).max())
     for ev in (ev_rem, ev_bem):
         assert ev["final_momentum"] < 1e-9          # at rest in every degree of freedom
+        assert ev["final_joint_rate_max"] < 1e-8 and ev["final_kinetic_energy"] < 1e-12   # read in joint space
         assert ev["effort_ratio_max"] <= 1 + 1e-8
         # IPOPT relaxes every bound by bound_relax_factor 1e-8 × max(1, |bound|): at most ±2π here
         assert ev["joint_limit_margin_min"] >= -1e-8 * 2 * np.pi
