@@ -30,7 +30,7 @@ below 5 at N = 50), so N = 20 is not offered as a default.
 
 import numpy as np
 
-__all__ = ["build_system", "rest_to_rest", "evaluate", "SCHEMES", "CONFIGURATIONS"]
+__all__ = ["build_system", "rest_to_rest", "evaluate", "random_pose_pair", "paced_horizon", "SCHEMES", "CONFIGURATIONS"]
 
 #: the schemes these models offer (measured on the Panda: see ``panda``)
 SCHEMES = ("rem", "bem", "gc")
@@ -127,3 +127,37 @@ def evaluate(m):
             "final_joint_rate_max": float(np.abs(final[[f"{j}.rate" for j in dyn.velocities]]).max()),
             "final_kinetic_energy": float(final["T"]), "final_off_tangent_energy": float(final["T_off"]),
             "effort_ratio_max": float(np.max(np.abs(tr.u) / effort)), "joint_limit_margin_min": margin}
+
+
+#: the quintic rest-to-rest profile's peak rate is 15/8 of its mean rate
+QUINTIC_PEAK = 15.0 / 8.0
+
+
+def random_pose_pair(system, seed, margin=0.1):
+    """``(start, target)``: two poses of ``system`` (a URDF arm) drawn uniformly, seeded by ``seed``,
+    each revolute angle within its URDF range shrunk by ``margin`` × its width at both ends (a range
+    wider than a turn, and a continuous joint: within (−π, π] shrunk alike), each prismatic within its
+    range alike.  The zoo's rest-to-rest problems (issue 47)."""
+    rng = np.random.default_rng(seed)
+    low, high = [], []
+    for name in system.velocities:
+        lim = system.urdf_limits[name.rsplit(".", 1)[0]]
+        lo, hi = (-np.pi, np.pi) if lim.lower is None or lim.upper is None else (lim.lower, lim.upper)
+        if hi - lo > 2 * np.pi:
+            lo, hi = max(lo, -np.pi), min(hi, np.pi)
+        width = hi - lo
+        low.append(lo + margin * width)
+        high.append(hi - margin * width)
+    low, high = np.array(low), np.array(high)
+    return rng.uniform(low, high), rng.uniform(low, high)
+
+
+def paced_horizon(system, start, target, fraction=0.8, shortest=1.0):
+    """The duration T [s] at which the quintic from ``start`` to ``target`` peaks at ``fraction`` of the
+    URDF's velocity limit in its most loaded joint, ``T = max(shortest, (15/8) max_j |Δθ_j| /
+    (fraction · v_max,j))`` (joints without a velocity limit do not count): a horizon the velocity
+    limits allow, for problems drawn at random (:func:`random_pose_pair`)."""
+    need = [QUINTIC_PEAK * abs(b - a) / (fraction * lim.velocity)
+            for name, a, b in zip(system.velocities, start, target)
+            for lim in [system.urdf_limits[name.rsplit(".", 1)[0]]] if lim.velocity]
+    return float(max([shortest] + need))
