@@ -59,6 +59,18 @@ ADVICE = {
     "error": (
         "The solver stopped with an error: rerun with tee=True to see its log; check that the "
         "initial guess is finite and that the model evaluates there."),
+    # stopped by the divergence watch (pyomo_mbdyn.solvers.watch), instead of a long restoration loop
+    "diverging": (
+        "IPOPT was moving away from every feasible trajectory: the objective it reached lies below what "
+        "the dynamics allow, bought with violated rows (a start far from feasible, or rows and unknowns "
+        "of very different scales, e.g. light distal links in natural coordinates). Start from a "
+        "feasible trajectory: the optimum of the same problem in the 'gc' scheme mapped into this "
+        "scheme's unknowns (pyomo_mbdyn.ocp.start_from_scheme(model, reference) with reference() "
+        "building the problem with scheme='gc'), a forward simulation, or a coarser solution "
+        "(solve_refined); scale the problem (IPOPT's nlp_scaling_method, or units that bring rows and "
+        "unknowns to similar sizes); or use more steps. The watch's thresholds are solver options "
+        "(divergence_watch.window, .growth, .floor, .reference); options={'divergence_watch': False} "
+        "lets the solve run on."),
 }
 
 
@@ -244,6 +256,8 @@ def solve(model, solver=None, options=None, tee=False, accept=SUCCESS, duals=Fal
             f"the model was not passed to {opt.name}: {err}. {ADVICE['infeasible']}",
             status="infeasible") from None
     status = str(results.solver.termination_condition)
+    if getattr(results.solver, "divergence", None):  # the solver's divergence watch stopped it
+        status = "diverging"
     if status not in accept:
         message = results.solver.message or ""
         # the rows violated most where the solver stopped (the point kept in results after

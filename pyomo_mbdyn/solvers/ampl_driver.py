@@ -271,9 +271,11 @@ def solve_nl(solver, stub, options):
     if __package__:
         from .nl_file import UnsupportedConstruct, read_nl, write_sol
         from .selection import library_version
+        from .watch import given_watch_options, message_of, split_watch_options, watch_callback
     else:  # run as a script: the siblings are on sys.path[0] (put there by __main__ below)
         from nl_file import UnsupportedConstruct, read_nl, write_sol
         from selection import library_version
+        from watch import given_watch_options, message_of, split_watch_options, watch_callback
 
     status = {"solver": solver, "casadi": casadi.__version__}
     t_read = time.perf_counter()
@@ -317,10 +319,18 @@ def solve_nl(solver, stub, options):
     # --- options (option files only when named: the module docstring)
     opts = {"print_time": False}
     solver_opts = absolute_paths(options)
+    watch = None
     try:
-        if solver == "ipopt":
+        if solver == "ipopt":  # the divergence watch's options are the library's (watch.py), not IPOPT's
+            solver_opts, watch_settings = split_watch_options(solver_opts)
             opts["ipopt"] = ipopt_option_file(with_ipopt_defaults(solver_opts))
+            if watch_settings is not None:
+                opts["iteration_callback"], watch = watch_callback(
+                    watch_settings, builder.g_lb, builder.g_ub, sigma)
         else:
+            if given_watch_options(solver_opts):
+                raise ValueError(f"{given_watch_options(solver_opts)}: the divergence watch runs on IPOPT "
+                                 "solves only, not on Bonmin's")
             opts["bonmin"] = bonmin_option_file(solver_opts)
             opts["discrete"] = [bool(d) for d in builder.discrete]
     except (OSError, ValueError) as err:
@@ -375,6 +385,9 @@ def solve_nl(solver, stub, options):
     z_u = np.maximum(lam_x, 0.0)
     name = "Ipopt" if solver == "ipopt" else "Bonmin"
     message = f"{name} {library_version(solver)} (CasADi {casadi.__version__}): {text}"
+    if watch is not None and watch.report is not None and return_status == "User_Requested_Stop":
+        status["divergence"] = watch.report
+        message = f"{message_of(watch.report)} ({message})"
     write_sol(
         stub + ".sol",
         message,

@@ -100,6 +100,7 @@ from .evaluation import INVALID_NUMBER, invalid_rows
 from .selection import library_version
 from .interrupts import interruptible
 from .threads import blas_threads
+from .watch import given_watch_options, split_watch_options, watch_callback
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
 
@@ -136,6 +137,9 @@ class _CasadiDirect(DirectSolver):
         self._capabilities.sos2 = False
         self._nlp = None
         self._solution = None
+        self._watch = None
+        #: the divergence watch's report when it stopped the last solve (:mod:`pyomo_mbdyn.solvers.watch`)
+        self.divergence = None
         self.timings = {}
 
     # -- availability ---------------------------------------------------------
@@ -226,9 +230,14 @@ class _CasadiDirect(DirectSolver):
             options[name] = _convert(str(value)) if not isinstance(value, bool) else value
         if self._timelimit is not None and self.time_limit_option not in options:
             options[self.time_limit_option] = float(self._timelimit)
+        self._watch_settings = None
         try:  # option files only when named (the module docstring)
-            if self.backend == "ipopt":
+            if self.backend == "ipopt":  # the divergence watch's options are the library's, not IPOPT's
+                options, self._watch_settings = split_watch_options(options)
                 return ipopt_option_file(with_ipopt_defaults(options))
+            if given_watch_options(options):
+                raise ValueError(f"{given_watch_options(options)}: the divergence watch runs on IPOPT "
+                                 "solves only, not on Bonmin's")
             options = bonmin_option_file(options)
         except (OSError, ValueError) as err:
             raise ConfigurationError(f"{self.name}: {err}") from None
@@ -273,6 +282,10 @@ class _CasadiDirect(DirectSolver):
             opts["bonmin"] = options
             opts["discrete"] = nlp.discrete
         opts.update(nlp.extras.get("functions", {}))
+        self._watch = None
+        if self._watch_settings is not None:  # solvers.watch: stop a solve that diverges
+            callback, self._watch = watch_callback(self._watch_settings, nlp.lbg, nlp.ubg, nlp.sigma)
+            opts["iteration_callback"] = callback
         lam_x0, lam_g0 = self._initial_multipliers(nlp)
         log = io.StringIO()
         quiet = (
@@ -329,6 +342,10 @@ class _CasadiDirect(DirectSolver):
         message = f"{name} {library_version(self.backend)} (CasADi {ca.__version__}): {text}"
         if error is not None:
             code, message = 502, f"{self.name}: {error}"
+        watch = self._watch
+        self.divergence = watch.report if watch is not None and return_status == "User_Requested_Stop" else None
+        if self.divergence is not None:
+            message = f"{watch.message()} ({message})"
         if INVALID_NUMBER in message:
             rows = invalid_rows(self._pyomo_model)
             if rows:
@@ -341,6 +358,9 @@ class _CasadiDirect(DirectSolver):
         results.solver.iterations = int(stats.get("iter_count", 0) or 0)
         results.solver.wallclock_time = wall
         status, tc, soln_status = _classify(code, return_status, self, wall)
+        if self.divergence is not None:  # stopped on purpose: nothing to load, the report attached
+            status = SolverStatus.aborted
+            results.solver.divergence = dict(self.divergence)
         results.solver.status = status
         results.solver.termination_condition = tc
         results.problem.name = self._pyomo_model.name

@@ -100,6 +100,8 @@ class _CasadiAmplSolver(IPOPT):
         self.options.solver = self.name
         self._capabilities.integer = self.integer_capable
         self.timings = {}
+        #: the divergence watch's report when it stopped the last solve (:mod:`pyomo_mbdyn.solvers.watch`)
+        self.divergence = None
 
     # -- executable and version ---------------------------------------------
     def _default_executable(self):
@@ -127,6 +129,7 @@ class _CasadiAmplSolver(IPOPT):
             if self.backend == "ipopt":  # the problem's own IPOPT defaults (OptimalControlProblem.solver_defaults)
                 kwds = with_model_defaults(args[0], self.options, kwds)
         self.timings = {}
+        self.divergence = None
         self._timed_out = False
         depth = len(TempfileManager._context_stack)
         keep = bool(kwds.get("keepfiles", False))
@@ -337,6 +340,10 @@ class _CasadiAmplSolver(IPOPT):
         elif 500 <= code <= 599:
             solver.termination_condition = TerminationCondition.error
             solver.status = SolverStatus.error
+        if status.get("divergence"):  # stopped by the divergence watch (solvers.watch): the report attached
+            self.divergence = dict(status["divergence"])
+            solver.divergence = dict(status["divergence"])
+            solver.status = SolverStatus.aborted
         if solver.termination_condition in (
             TerminationCondition.infeasible,
             TerminationCondition.unbounded,
