@@ -38,7 +38,18 @@ def _basis(system, theta):
 
 def joint_rates(system, theta, v):
     """``(θ̇, T, T_off)`` at one node: the M-orthogonal projection of ``v`` on the chart's basis at
-    ``theta`` and the kinetic energy split (module docstring)."""
+    ``theta`` and the kinetic energy split (module docstring).
+
+    A tangent velocity of the pendulum turning at 2 rad/s: its rate back, nothing off the tangent space
+
+    >>> import numpy as np
+    >>> from pyomo_mbdyn.discretization import chart_velocity
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
+    >>> rates, T, T_off = joint_rates(pendulum, [0.3], chart_velocity(pendulum, [0.3], [2.0])[1])
+    >>> np.round(rates, 12).tolist(), abs(T_off) < 1e-20
+    ([2.0], True)
+    """
     P, M, v = _basis(system, theta), np.asarray(system.mass_matrix(), float), np.asarray(v, float)
     metric = P.T @ M @ P
     rates = np.linalg.solve(metric, P.T @ (M @ v))
