@@ -42,6 +42,15 @@ class QuaternionStepper:
         q_new = np.asarray(Q_left(dq), float) @ q
         return q_new, self.top.momentum(q_new, omega)
 
+    def _turn_note(self, q, p):
+        """What a failed step says: the angle the body turns per step at its current rate."""
+        Ql = Q_left(q)
+        omega = 2 * np.asarray(E1(q), float) @ (0.25 * Ql @ (self.top.J4_inv * (Ql.T @ p)))
+        angle = float(np.linalg.norm(omega)) * self.h
+        return (f"The body turns {angle:.3g} rad per step (|ω| = {np.linalg.norm(omega):.4g} rad/s, h = {self.h:.4g} s)"
+                + ("; the quaternion midpoint rule resolves less than about 3 rad per step: use more steps."
+                   if angle > 2.5 else "."))
+
     def simulate(self, q0, p0, steps):
         q0, p0 = np.asarray(q0, float), np.asarray(p0, float)
         if abs(q0 @ q0 - 1) > 1e-12 or abs(q0 @ p0) > 1e-9 * max(1.0, np.abs(p0).max()):
@@ -51,7 +60,8 @@ class QuaternionStepper:
         for k in range(int(steps)):
             x = np.concatenate([*self._predict(Q[-1], P[-1]), [gamma]])
             x, it = newton_solve(self._residual, x, (Q[-1], P[-1]), self.tol, self.max_iter,
-                                 1.0 + np.abs(P[-1]).max(), f"quaternion step {k}")
+                                 1.0 + np.abs(P[-1]).max(), f"quaternion step {k}",
+                                 explain=lambda q=Q[-1], p=P[-1]: self._turn_note(q, p))
             gamma = x[8]
             Q.append(x[0:4])
             P.append(x[4:8])
