@@ -135,10 +135,11 @@ def solve_handwritten(robot, N, ipopt_options=None):
     return out
 
 
-def solve_joint_space(model, start, target, T, N, ipopt_options=None):
+def solve_joint_space(model, start, target, T, N, ipopt_options=None, velocity=None):
     """The joint-space midpoint NLP on the Pinocchio ``model`` (fixed base, revolute
     joints): rest to rest from ``start`` to ``target`` in ``T`` within the model's
-    position and effort limits, J = h Σ ½|u|²."""
+    position and effort limits, J = h Σ ½|u|²; ``velocity`` (per joint, rad/s) bounds the
+    node rates |ṽ_k| (and so the steps' mean rates (θ_{k+1} − θ_k)/h = (ṽ_k + ṽ_{k+1})/2)."""
     import casadi as ca
 
     from pyomo_mbdyn.solvers.ampl_driver import IPOPT_DEFAULTS
@@ -163,7 +164,8 @@ def solve_joint_space(model, start, target, T, N, ipopt_options=None):
     lth, uth = np.tile(lower[:, None], (1, N + 1)), np.tile(upper[:, None], (1, N + 1))
     lth[:, 0] = uth[:, 0] = start
     lth[:, -1] = uth[:, -1] = target
-    lvt, uvt = np.full((n, N + 1), -np.inf), np.full((n, N + 1), np.inf)
+    vmax = np.full(n, np.inf) if velocity is None else np.asarray(velocity, float)
+    lvt, uvt = np.tile(-vmax[:, None], (1, N + 1)), np.tile(vmax[:, None], (1, N + 1))
     lvt[:, [0, -1]] = uvt[:, [0, -1]] = 0.0
     lu, uu = np.tile(-effort[:, None], (1, N)), np.tile(effort[:, None], (1, N))
     lbx = np.concatenate([lth.ravel("F"), lvt.ravel("F"), lu.ravel("F")])
