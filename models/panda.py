@@ -42,6 +42,7 @@ OPTIONS = {
     "horizon": "the duration T of the motion [s], positive (default 1.5)",
     "start": "the 7 joint angles of the initial pose [rad], within the URDF's limits (default: 'ready')",
     "configurations": "node configurations of the block (default per scheme: robot_arm.CONFIGURATIONS)",
+    "velocity_limits": "the URDF's velocity limits on the joint rates, true or false (default true)",
     "target": "the 7 joint angles of the final pose [rad], within the URDF's limits",
 }
 
@@ -52,7 +53,8 @@ def build_system():
 
 
 @model_build
-def build(scheme="rem", steps=STEPS, horizon=HORIZON, start=START, target=TARGET, configurations=None):
+def build(scheme="rem", steps=STEPS, horizon=HORIZON, start=START, target=TARGET, configurations=None,
+          velocity_limits=True):
     """The Panda OCP ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``): rest to rest from ``start``
     to ``target`` in ``horizon`` seconds; options: :data:`OPTIONS`."""
-    return rest_to_rest("panda", "panda", scheme, steps, horizon, start, target, configurations)
+    return rest_to_rest("panda", "panda", scheme, steps, horizon, start, target, configurations, velocity_limits)

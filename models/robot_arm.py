@@ -63,10 +63,12 @@ def _pose(model, name, value, system):
     return angles
 
 
-def rest_to_rest(model, robot, scheme, steps, horizon, start, target, configurations=None):
+def rest_to_rest(model, robot, scheme, steps, horizon, start, target, configurations=None, velocity_limits=True):
     """The model ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``) of the module docstring for
     the shipped robot ``robot`` (or a system read from a URDF); ``configurations`` the block's form of node configurations (default
-    :data:`CONFIGURATIONS` of the scheme)."""
+    :data:`CONFIGURATIONS` of the scheme); ``velocity_limits``: the URDF's velocity limits on the joint
+    rates (:meth:`~pyomo_mbdyn.ocp.OptimalControlProblem.apply_velocity_limits`; ``False`` drops them),
+    a target they cannot reach in ``horizon`` named before the solve."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.errors import ConfigurationError
@@ -92,9 +94,19 @@ def rest_to_rest(model, robot, scheme, steps, horizon, start, target, configurat
     problem.require_final_rest()
     problem.apply_joint_limits()
     problem.apply_effort_limits()
+    if _flag(model, "velocity_limits", velocity_limits):
+        problem.apply_velocity_limits()
     m.dyn.initialize_from(interpolated_trajectory(system, m.dyn.step_length, steps, target, theta_initial=start))
     m.problem = problem
     return m
+
+
+def _flag(model, name, value):
+    from pyomo_mbdyn.errors import ConfigurationError
+
+    if not isinstance(value, (bool, np.bool_)):
+        raise ConfigurationError(f"{model}: {name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def evaluate(m):

@@ -40,6 +40,7 @@ OPTIONS = {
     "horizon": "the duration T of the motion [s], positive (default 1.5)",
     "start": "the 6 joint angles of the initial pose [rad], within the URDF's limits",
     "configurations": "node configurations of the block (default per scheme: robot_arm.CONFIGURATIONS)",
+    "velocity_limits": "the URDF's velocity limits on the joint rates, true or false (default true)",
     "target": "the 6 joint angles of the final pose [rad], within the URDF's limits",
 }
 
@@ -50,7 +51,8 @@ def build_system():
 
 
 @model_build
-def build(scheme="rem", steps=STEPS, horizon=HORIZON, start=START, target=TARGET, configurations=None):
+def build(scheme="rem", steps=STEPS, horizon=HORIZON, start=START, target=TARGET, configurations=None,
+          velocity_limits=True):
     """The UR5 OCP ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``): rest to rest from ``start``
     to ``target`` in ``horizon`` seconds; options: :data:`OPTIONS`."""
-    return rest_to_rest("ur5", "ur5", scheme, steps, horizon, start, target, configurations)
+    return rest_to_rest("ur5", "ur5", scheme, steps, horizon, start, target, configurations, velocity_limits)

@@ -281,7 +281,10 @@ class OptimalControlProblem(Bounds):
         dyn, system = self.dyn, self.dyn.system
         names = system.independent if system.has_loops else None
         theta = dof_values(system, joint_angles, "fix_final_configuration", names)
+        target = dict(zip(names or dyn.velocities, np.asarray(theta, float)))
+        self._check_reachable("fix_final_configuration", target=target)  # velocity limits applied before
         dyn.state_final_configuration(theta, self)
+        self._final_coordinates = target
 
     def joint_coordinates(self):
         """The joint coordinates at the nodes, ``ocp.joint_coordinate[k, name]`` (rad, m).

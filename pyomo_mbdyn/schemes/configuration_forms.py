@@ -104,6 +104,7 @@ class ConfigurationForm:
 
     * :meth:`reason` / :meth:`check` — whether a joint coordinate is expressible;
     * :meth:`joint_coordinates` — its expression at every node;
+    * :meth:`joint_steps` — its step θ_{k+1} − θ_k per interval; :meth:`node_rates` — θ̇_k where unknowns;
     * :meth:`bound_joint` — bounds as variable bounds where the coordinate is an unknown;
     * :meth:`bound_increments` — ``|w_k| ≤ limit`` on the rotation increments;
     * :meth:`state_final_configuration` — the final configuration's rows.
@@ -135,6 +136,18 @@ class ConfigurationForm:
     def joint_coordinates(self, dof, theta0):
         """{k: expression of the joint coordinate ``dof`` at node k} (k = 0..N), θ measured from system.q0."""
         raise NotImplementedError
+
+    def joint_steps(self, dof, theta0):
+        """{i: expression of θ_{i+1} − θ_i} (i = 0..N−1), the step of the joint coordinate ``dof`` over
+        interval i in the form's own terms (a chart difference, an increment, a half-angle step):
+        no sum over earlier steps (:meth:`joint_coordinates` differenced would carry them all)."""
+        theta = self.joint_coordinates(dof, theta0)
+        return {i: theta[i + 1] - theta[i] for i in self.block.intervals}
+
+    def node_rates(self, dof):
+        """The joint rate θ̇_k of ``dof`` at the nodes as variables {k: Var} where the block has them as
+        unknowns (gc, lobatto_gc: the chart velocity ṽ), else None."""
+        return None
 
     def bound_joint(self, dofs, lower, upper):
         """Bound the coordinates ``dofs`` at the nodes k ≥ 1 as variable bounds (``lower``/``upper``:
@@ -182,6 +195,14 @@ class Chart(ConfigurationForm):
 
     def joint_coordinates(self, dof, theta0):
         return {k: self.block.theta[k, dof] for k in self.block.nodes}
+
+    def joint_steps(self, dof, theta0):
+        theta = self.block.theta
+        return {i: theta[i + 1, dof] - theta[i, dof] for i in self.block.intervals}
+
+    def node_rates(self, dof):
+        vt = self.block.component("vt")  # gc's chart velocity; the absolute forms have none
+        return None if vt is None else {k: vt[k, dof] for k in self.block.nodes}
 
     def bound_joint(self, dofs, lower, upper):
         block = self.block
@@ -241,6 +262,9 @@ class Increments(ConfigurationForm):
             out[k + 1] = total
         return out
 
+    def joint_steps(self, dof, theta0):
+        return {i: self.block.w[i, dof] for i in self.block.intervals}
+
     def bound_increments(self, names, limit, where, component):
         block = self.block
         for name in names:
@@ -289,6 +313,13 @@ class Nodes(ConfigurationForm):
             total = total + _rotation_step(block, joint, k)
             out[k + 1] = total
         return out
+
+    def joint_steps(self, dof, theta0):
+        block = self.block
+        joint, _ = joint_kinds(block.system)[dof]
+        if dof.endswith(".slide"):
+            return super().joint_steps(dof, theta0)  # node by node: no sum to carry
+        return {i: _rotation_step(block, joint, i) for i in block.intervals}
 
     def state_final_configuration(self, theta, problem):
         from ..discretization import chart
