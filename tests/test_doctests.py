@@ -34,7 +34,7 @@ WITH_EXAMPLES = ["pyomo_mbdyn.atomic", "pyomo_mbdyn.balance", "pyomo_mbdyn.diagn
                  "pyomo_mbdyn.mechanics.system", "pyomo_mbdyn.mechanics.urdf",
                  "pyomo_mbdyn.ocp.actuators", "pyomo_mbdyn.ocp.costates", "pyomo_mbdyn.ocp.dnco",
                  "pyomo_mbdyn.ocp.guess", "pyomo_mbdyn.ocp.problem", "pyomo_mbdyn.ocp.solve", "pyomo_mbdyn.ocp.warm_start",
-                 "pyomo_mbdyn.robots", "pyomo_mbdyn.schemes", "pyomo_mbdyn.schemes.base", "pyomo_mbdyn.schemes.bem",
+                 "pyomo_mbdyn.robots", "pyomo_mbdyn.robots.zoo", "pyomo_mbdyn.schemes", "pyomo_mbdyn.schemes.base", "pyomo_mbdyn.schemes.bem",
                  "pyomo_mbdyn.schemes.configuration_forms", "pyomo_mbdyn.schemes.final_rest",
                  "pyomo_mbdyn.schemes.deferred",
                  "pyomo_mbdyn.schemes.dmocc", "pyomo_mbdyn.schemes.dnco", "pyomo_mbdyn.schemes.gc",

@@ -37,7 +37,11 @@ by the parent; :mod:`pyomo_mbdyn.discretization.charts`).
 
 The URDF's root link is welded to the world (the ground): it and every link fixed
 to it do not move, as in Pinocchio's ``buildModelFromXML`` without a root joint.
-Bodies are named after their (first) link, joints after the URDF joints; the joint
+Joints keep the URDF joint names; bodies are named after their (first) link, except that
+URDF keeps links and joints in two namespaces and the library has one: a link whose name is
+also a URDF joint's (the SO-100's link and joint ``gripper``) or ``"ground"`` gives the body
+``<link>_link`` (``_link_2``, … if that is taken too), and ``system.urdf_links`` says so.
+The joint
 rates ``ν`` follow the URDF tree depth first, siblings in file order (free bodies'
 twists first).
 
@@ -62,6 +66,11 @@ no position limits).  Nothing is applied to the system except, on request,
 ``system.urdf_links`` maps every URDF link to the body that carries it (``"ground"`` for
 the welded base).
 
+**Locked joints.**  ``lock={joint: value}`` holds revolute, continuous or prismatic joints at a
+coordinate value (Pinocchio's ``buildReducedModel``): each becomes a fixed joint at that
+value, lumped (or kept) like any other; ``system.urdf_locked`` lists them.  Used to make a
+gripper part of the hand (:func:`pyomo_mbdyn.robots.zoo_arms`).
+
 The source is XML text when its first non-blank character (after a byte-order mark) is
 ``<``, else a file path; bytes and files go to the XML parser undecoded, so a UTF-8 BOM and
 the ``encoding=`` of the XML declaration (e.g. ISO-8859-1) are honoured.
@@ -69,8 +78,9 @@ the ``encoding=`` of the XML declaration (e.g. ISO-8859-1) are honoured.
 **Refused** with a named error (the link or joint and the bad value): malformed XML
 (also bytes that do not fit the declared encoding), a string that is neither XML text nor
 a usable path (e.g. 5 000 characters of prose), a root element that is not ``<robot>``
-(:class:`~pyomo_mbdyn.errors.ConfigurationError`), unknown joint types, ``<mimic>``
-joints, a zero or non-finite axis (a huge finite one is a direction), bad numbers, a
+(:class:`~pyomo_mbdyn.errors.ConfigurationError`), unknown joint types, a ``<mimic>`` on a
+moving joint that is not locked (on a fixed joint it moves nothing and is ignored, as in
+Pinocchio), a zero or non-finite axis (a huge finite one is a direction), bad numbers, a
 number beyond ±:data:`MAX_MAGNITUDE` (1e100: a mass, an inertia or an origin whose
 products would overflow), an
 inertia that is not positive semi-definite or violates the triangle inequality
@@ -395,8 +405,46 @@ def _axis(joint, name):
 
 
 # -- building ---------------------------------------------------------------------------
+def _lock_values(lock):
+    """``{joint: float}`` of the ``lock=`` option (a mapping, or names locked at 0)."""
+    if lock is None:
+        return {}
+    if isinstance(lock, (str, bytes)) or not hasattr(lock, "__iter__"):
+        raise ConfigurationError(f"from_urdf: lock must be a mapping {{joint: value}} or joint names, got {lock!r}")
+    items = lock.items() if hasattr(lock, "items") else ((jname, 0.0) for jname in lock)
+    values = {}
+    for jname, value in items:
+        if not isinstance(jname, str):
+            raise ConfigurationError(f"from_urdf: lock: a joint name must be a string, got {jname!r}")
+        try:
+            values[jname] = float(value)
+        except (TypeError, ValueError):
+            values[jname] = math.nan
+        if not math.isfinite(values[jname]) or isinstance(value, bool):
+            raise ConfigurationError(f"from_urdf: lock: {jname!r} = {value!r} is not a finite number")
+    return values
+
+
+def _body_names(keys, links, joints):
+    """The library name of each body (keyed by its first link): the link's name, or
+    ``<link>_link`` where the link's name is also a URDF joint's or ``"ground"`` (the library
+    needs one namespace for bodies and joints; URDF has two), then ``_2``, ``_3``, … until free."""
+    used = set(links) | set(joints) | {"ground"}
+    names = {}
+    for key in keys:
+        name = key
+        if key in joints or key == "ground":
+            name, k = f"{key}_link", 1
+            while name in used:
+                k += 1
+                name = f"{key}_link_{k}"
+            used.add(name)
+        names[key] = name
+    return names
+
+
 def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), actuated=True,
-                    damping=False, name=None):
+                    damping=False, name=None, lock=None):
     """Read a URDF into a :class:`~pyomo_mbdyn.mechanics.MultibodySystem` (see the module text).
 
     Parameters
@@ -416,12 +464,22 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
         only stored in ``system.urdf_limits``).
     name : str, optional
         The system's name; default the ``<robot name>``.
+    lock : mapping or iterable of joint names, optional
+        Revolute, continuous or prismatic joints held at a coordinate value
+        (``{joint: value}``; a bare name: 0), as Pinocchio's ``buildReducedModel``: the
+        joint becomes a fixed joint whose origin is the URDF origin composed with the
+        joint's motion at that value (``R·exp(value·â)``, or ``p + value·R a``), and is
+        lumped or kept by ``fixed=``.  A locked joint has no coordinate and no
+        ``urdf_limits`` entry; its ``<mimic>``, if any, is not read (lock the joint it
+        follows at the consistent value).  Unknown names, other joint types, non-finite
+        values and values outside the joint's URDF position limits are refused by name.
 
     Returns
     -------
     MultibodySystem
-        with the extra attributes ``urdf_limits`` (``{joint: JointLimits}``) and
-        ``urdf_links`` (``{link: body name or "ground"}``).
+        with the extra attributes ``urdf_limits`` (``{joint: JointLimits}``),
+        ``urdf_links`` (``{link: body name or "ground"}``) and ``urdf_locked``
+        (``{joint: value}``).
     """
     if fixed not in ("lump", "keep"):
         raise ConfigurationError(f"from_urdf: fixed must be 'lump' or 'keep', got {fixed!r}")
@@ -430,6 +488,7 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
             raise ConfigurationError(f"from_urdf: {option} must be True or False, got {value!r}")
     if name is not None and (not isinstance(name, str) or not name):
         raise ConfigurationError(f"from_urdf: name must be a non-empty string, got {name!r}")
+    lock = _lock_values(lock)
     robot = _read_root(source)
 
     # links and joints (direct children of <robot> only: <transmission> also has <joint>s)
@@ -448,9 +507,13 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
         jtype = el.get("type")
         if jtype not in JOINT_TYPES:
             raise ConfigurationError(f"{what}: unknown joint type {jtype!r}; known: {', '.join(JOINT_TYPES)}")
-        if el.find("mimic") is not None:
+        if jname in lock and jtype not in ("revolute", "continuous", "prismatic"):
+            raise ConfigurationError(f"from_urdf: lock: joint {jname!r} is {jtype}; only revolute, continuous "
+                                     f"and prismatic joints can be locked")
+        if el.find("mimic") is not None and jtype != "fixed" and jname not in lock:
             raise ConfigurationError(f"{what}: mimic joints (following {el.find('mimic').get('joint')!r}) "
-                                     f"are not supported; model the coupling as a constraint")
+                                     f"are not supported; lock it (from_urdf(..., lock={{{jname!r}: value}})) or "
+                                     f"model the coupling as a constraint")
         ends = {}
         for role in ("parent", "child"):
             sub = el.find(role)
@@ -482,19 +545,34 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
             info["upper"] = 0.0 if info["upper"] is None else info["upper"]
             if info["lower"] > info["upper"]:
                 raise ConfigurationError(f"{what}: <limit lower={info['lower']!r}> above upper={info['upper']!r}")
+        if jname in lock:  # a fixed joint at the locked coordinate
+            value = lock[jname]
+            if has_position_limits and not info["lower"] <= value <= info["upper"]:
+                raise ConfigurationError(f"from_urdf: lock: {jname!r} = {value!r} lies outside its URDF limits "
+                                         f"[{info['lower']!r}, {info['upper']!r}]")
+            if jtype == "prismatic":
+                p = p + value * (R @ axis)
+            else:
+                A = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
+                R = R @ (np.eye(3) + math.sin(value) * A + (1.0 - math.cos(value)) * (A @ A))
+            jtype, axis = "fixed", None
         joints[jname] = dict(type=jtype, parent=parent, child=child, R=R, p=p, axis=axis, info=info)
         parent_of[child] = jname
         children[parent].append(jname)
     if not links:
         raise AssemblyError("from_urdf: the robot has no <link>")
+    unknown = sorted(set(lock) - set(joints))
+    if unknown:
+        raise ConfigurationError(f"from_urdf: lock: no URDF joint named {', '.join(map(repr, unknown))}")
     roots = [lname for lname in links if lname not in parent_of]
     if len(roots) != 1:
         raise AssemblyError(f"from_urdf: the links must form one tree; roots (links without a parent): "
                             f"{roots or 'none (a cycle)'}")
 
     # depth-first: world poses at joint coordinates zero and the body of every link
-    pose = {roots[0]: (np.eye(3), np.zeros(3))}
-    body_of = {roots[0]: "ground"}
+    base = roots[0]  # body_of maps a link to the first link of its body (base: the welded ground)
+    pose = {base: (np.eye(3), np.zeros(3))}
+    body_of = {base: base}
     order, stack = [], list(reversed(children[roots[0]]))
     while stack:
         jname = stack.pop()
@@ -503,9 +581,6 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
         pose[j["child"]] = (Rp @ j["R"], pp + Rp @ j["p"])
         lumped = j["type"] == "fixed" and (fixed == "lump" or links[j["child"]][0] == 0.0)
         body_of[j["child"]] = body_of[j["parent"]] if lumped else j["child"]
-        if not lumped and j["child"] == "ground":
-            raise ConfigurationError(f"URDF joint {jname!r}: its child link is named 'ground', the library's "
-                                     f"name of the world; rename the link")
         order.append(jname)
         stack.extend(reversed(children[j["child"]]))
     unreached = [lname for lname in links if lname not in pose]
@@ -520,9 +595,10 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
         j = joints[jname]
         if body_of[j["child"]] == j["child"]:
             moving_into[j["child"]] = jname
+    body_name = _body_names([b for b in members if b != base], links, joints)
     bodies = {}
     for bname, group in members.items():
-        if bname == "ground":
+        if bname == base:
             continue
         parts = []
         for lname in group:
@@ -543,7 +619,7 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
                 f"{joints[carrier]['type']} joint {carrier!r}, so it cannot be lumped; give it an <inertial>")
         points = {lname: pose[lname][1] - c for lname in group}
         try:
-            body = RigidBody(bname, m, inertia=J, position=c, directors=np.eye(3), points=points)
+            body = RigidBody(body_name[bname], m, inertia=J, position=c, directors=np.eye(3), points=points)
         except ConfigurationError as exc:
             lumped = f" (with the lumped links {group[1:]})" if len(group) > 1 else ""
             raise ConfigurationError(f"URDF link {bname!r}{lumped}: {exc}") from None
@@ -557,7 +633,7 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
         child = body_of[j["child"]]
         if child != j["child"] or j["type"] == "floating":
             continue  # lumped, or a free root body
-        parent = GROUND if body_of[j["parent"]] == "ground" else bodies[body_of[j["parent"]]]
+        parent = GROUND if body_of[j["parent"]] == base else bodies[body_of[j["parent"]]]
         Rc, pc = pose[j["child"]]
         kind = {"revolute": Revolute, "continuous": Revolute, "prismatic": Prismatic,
                 "planar": Planar, "fixed": Fixed}[j["type"]]
@@ -574,5 +650,6 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
             if damping and limits[joint.name].damping > 0:
                 system.add_friction(joint, limits[joint.name].damping)
     system.urdf_limits = limits
-    system.urdf_links = {lname: body_of[lname] for lname in links}
+    system.urdf_links = {lname: "ground" if body_of[lname] == base else body_name[body_of[lname]] for lname in links}
+    system.urdf_locked = {jname: lock[jname] for jname in joints if jname in lock}
     return system

@@ -17,13 +17,20 @@ its source, and the Panda's licence (Apache-2.0) is ``LICENSE.panda``.  Read one
 >>> from pyomo_mbdyn import robots
 >>> MultibodySystem.from_urdf(robots.path("ur5")).dof
 6
+
+**The zoo** (:mod:`pyomo_mbdyn.robots.zoo`): every fixed-base serial arm of the installed
+``example-robot-data`` package (not shipped here; ``pip install 'example-robot-data>=6'``),
+classified from its URDFs, with grippers locked: :func:`zoo_arms` (name → URDF path),
+:func:`zoo_arm` (path, locked joints, movable joints), :func:`zoo_survey` (also the rejected
+URDFs and why).  ``MultibodySystem.from_urdf(arm.path, lock=arm.lock)`` reads one.
 """
 
 from pathlib import Path
 
 from ..errors import ConfigurationError
+from .zoo import ZooArm, ZooSurvey, data_roots, zoo_arm, zoo_arms, zoo_survey
 
-__all__ = ["ROBOTS", "path"]
+__all__ = ["ROBOTS", "path", "ZooArm", "ZooSurvey", "data_roots", "zoo_arm", "zoo_arms", "zoo_survey"]
 
 #: names of the shipped robots
 ROBOTS = ("panda", "ur5")

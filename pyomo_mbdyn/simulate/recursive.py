@@ -20,6 +20,7 @@ knowledge; fed the correspondence of Sec. V it reproduces the recursion.
 (e.g. a robot from ``MultibodySystem.from_urdf``) into a chain.
 """
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,6 +37,13 @@ def _symbolic(*xs):
     import casadi
 
     return any(isinstance(x, casadi.SX) for x in xs)
+
+
+def _function_name(name):
+    """A valid CasADi function name for a joint name (a letter, then letters, digits and single
+    underscores): URDF joint names such as ``flying_arm_5__j_link_1`` or ``joint_8.0`` are not."""
+    text = "_".join(part for part in re.split(r"[^0-9A-Za-z]+", str(name)) if part) or "joint"
+    return "joint_" + text if not text[:1].isalpha() or text in ("null", "jac", "hess") else text
 
 
 def _hat(a):
@@ -120,7 +128,7 @@ class ChainJoint:
             cols.append(casadi.vertcat(lin, omega))
         P = casadi.horzcat(*cols) if cols else casadi.SX(6, 0)
         Pdot = casadi.jtimes(P, g, gd) if cols else casadi.SX(6, 0)
-        self._fun = casadi.Function(name, [g, gd], [C, r, P, Pdot])
+        self._fun = casadi.Function(_function_name(name), [g, gd], [C, r, P, Pdot])
 
     def evaluate(self, gamma, gamma_dot):
         """(C_{n,n-1}, r, 𝓟, 𝓟̇) at (γ, γ̇) as numpy arrays (CasADi SX for SX arguments)."""

@@ -20,6 +20,7 @@ from pyomo_mbdyn.mechanics import MultibodySystem
 from pyomo_mbdyn.mechanics.urdf import JointLimits, lump_inertia
 
 import pinocchio as pin  # the test extra installs `pin`
+from pinocchio_check import pin_model, pinocchio_errors
 
 TOL = 1e-12
 
@@ -67,43 +68,14 @@ FIXTURE = f"""<?xml version="1.0"?>
 
 
 def _pin_model(source):
-    return (pin.buildModelFromXML(source) if isinstance(source, str) and source.lstrip().startswith("<")
-            else pin.buildModelFromUrdf(str(source)))
+    return pin_model(source)
 
 
 def _cross_check(source, fixed="lump", states=20, seed=0):
-    """Max relative errors (mass matrix, gravity, kinetic energy) over seeded random states."""
+    """Max relative errors (mass matrix, gravity, kinetic energy) over seeded random states
+    (:func:`pinocchio_check.pinocchio_errors`)."""
     system = MultibodySystem.from_urdf(source, fixed=fixed)
-    model = _pin_model(source)
-    data = model.createData()
-    assert model.nv == system.dof
-    # ν order → Pinocchio v index, by joint name
-    perm = [model.joints[model.getJointId(name.split(".")[0])].idx_v for name in system.velocities]
-    assert sorted(perm) == list(range(model.nv))
-    rng = np.random.default_rng(seed)
-    M_full, grad = system.mass_matrix(), system.potential_gradient()
-    errors = {"mass_matrix": 0.0, "gravity": 0.0, "kinetic_energy": 0.0}
-    for _ in range(states):
-        theta = rng.uniform(-np.pi, np.pi, system.dof)
-        rates = rng.normal(size=system.dof)
-        q = np.asarray(system.reparametrise(theta, system.q0), dtype=float)
-        assert np.abs(np.asarray(system.constraints(q), dtype=float)).max() < 1e-12
-        P = np.asarray(system.null_space(q), dtype=float)
-        v_pin, nu_pin = np.zeros(model.nv), np.zeros(model.nv)
-        v_pin[perm], nu_pin[perm] = theta, rates
-        q_pin = pin.integrate(model, pin.neutral(model), v_pin)  # continuous joints: (cos, sin)
-        M_pin = pin.crba(model, data, q_pin)
-        M_pin = np.triu(M_pin) + np.triu(M_pin, 1).T
-        M = (P.T @ M_full @ P)
-        errors["mass_matrix"] = max(errors["mass_matrix"],
-                                    np.abs(M - M_pin[np.ix_(perm, perm)]).max() / np.abs(M_pin).max())
-        g_pin = pin.computeGeneralizedGravity(model, data, q_pin)
-        errors["gravity"] = max(errors["gravity"], np.abs(P.T @ grad - g_pin[perm]).max() / np.abs(g_pin).max())
-        v = P @ rates
-        T = 0.5 * v @ M_full @ v
-        T_pin = pin.computeKineticEnergy(model, data, q_pin, nu_pin)
-        errors["kinetic_energy"] = max(errors["kinetic_energy"], abs(T - T_pin) / abs(T_pin))
-    return system, errors
+    return system, pinocchio_errors(system, pin_model(source), states, seed)
 
 
 # -- the fixture -----------------------------------------------------------------------
