@@ -43,14 +43,13 @@ def zoo():
 
 
 def system_of(name):
-    from pyomo_mbdyn import robots
-
-    build = getattr(robots, "zoo_system", None)
-    if build is not None:
-        return build(name)
+    """The arm ``name`` of the zoo as the library reads it: its end-effector joints locked
+    (:func:`pyomo_mbdyn.robots.zoo_arm`)."""
     from pyomo_mbdyn.mechanics import MultibodySystem
+    from pyomo_mbdyn.robots import zoo_arm
 
-    return MultibodySystem.from_urdf(zoo()[name])
+    arm = zoo_arm(name)
+    return MultibodySystem.from_urdf(arm.path, lock=arm.lock)
 
 
 def problem(name, seed):
@@ -98,7 +97,7 @@ def hand_point(name, seed, N):
     from benchmarks.robots import solve_joint_space
 
     system, start, target, T = problem(name, seed)
-    model = pin.buildModelFromXML(_revolute_urdf(zoo()[name]))
+    model = _pinocchio_model(name)
     w0 = time.perf_counter()
     out = solve_joint_space(model, start, target, T, N, velocity=np.array(
         [system.urdf_limits[j.rsplit(".", 1)[0]].velocity for j in system.velocities], float))
@@ -108,12 +107,19 @@ def hand_point(name, seed, N):
     return out
 
 
-def _revolute_urdf(path):
-    """The URDF's text with each continuous joint made revolute within ±1000 rad: Pinocchio models a
-    continuous joint by (cos θ, sin θ), the hand-written RNEA takes angles."""
+def _pinocchio_model(name):
+    """Pinocchio's model of the arm with the library's locks (``buildReducedModel``) and each continuous
+    joint made revolute within ±1000 rad (Pinocchio models a continuous joint by (cos θ, sin θ), the
+    hand-written RNEA takes angles); links named like a locked joint renamed (Pinocchio looks the locked
+    joints up by frame name)."""
     import xml.etree.ElementTree as ET
 
-    root = ET.parse(path).getroot()
+    import pinocchio as pin
+
+    from pyomo_mbdyn.robots import zoo_arm
+
+    arm = zoo_arm(name)
+    root = ET.parse(arm.path).getroot()
     for joint in root.iter("joint"):
         if joint.get("type") == "continuous":
             joint.set("type", "revolute")
@@ -122,7 +128,19 @@ def _revolute_urdf(path):
                 limit = ET.SubElement(joint, "limit", effort="0", velocity="0")
             limit.set("lower", "-1000")
             limit.set("upper", "1000")
-    return ET.tostring(root, encoding="unicode")
+    for el in root.iter():
+        if el.tag in ("link", "parent", "child"):
+            for attribute in ("name", "link"):
+                if el.get(attribute) in arm.lock:
+                    el.set(attribute, el.get(attribute) + "__link")
+    model = pin.buildModelFromXML(ET.tostring(root, encoding="unicode"))
+    if not arm.lock:
+        return model
+    reference = pin.neutral(model)
+    ids = [model.getJointId(joint) for joint in arm.lock]
+    for jid, value in zip(ids, arm.lock.values()):
+        reference[model.joints[jid].idx_q] = value
+    return pin.buildReducedModel(model, ids, reference)
 
 
 def point(argv):
