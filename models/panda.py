@@ -7,12 +7,16 @@ reduced mass matrix, generalised gravity and recursive dynamics equal Pinocchio'
 about 1e-14 (tests/mechanics/test_urdf.py).  The problem (:mod:`pyomo_mbdyn.models.robot_arm`):
 from the "ready" pose θ = (0, −π/4, 0, −3π/4, 0, π/2, π/4) to
 θ = (0.8, −0.3, 0.5, −1.8, 0.4, 2.0, −0.3) in T = 1.5 s, at rest at both ends,
-``J = h Σ ½|u|²``, the URDF's joint limits at every node and effort limits on every
-control; N = 50.  ``evaluate`` adds the final momentum ``max |P(q_N)ᵀ M v_N|``, the largest
+``J = h Σ ½|u|²``, the URDF's joint limits at every node, its velocity limits on the joint
+rates (option ``velocity_limits``, default true) and effort limits on every control; N = 50.  ``evaluate`` adds the final momentum ``max |P(q_N)ᵀ M v_N|``, the largest
 effort ratio and the smallest joint-limit margin (``≥ −1e-8 max(1, |limit|)`` rad: IPOPT's
 bound relaxation).
 
-Measured (``python -m benchmarks.robots``, benchmarks/README.md "Robots"): at N = 50 REM
+With the velocity limits (issue 47; every joint reaches its target in T = 1.5 s at them — joint 7,
+the farthest in time, needs 0.42 s): GC J = 196.871061 (31 iterations), REM = BEM J = 196.580610
+(33 and 27), 43 % above the unlimited optimum below, which whips joint 7 at 22 rad/s against
+its 2.61 rad/s.  Without them (``velocity_limits=False``), measured
+(``python -m benchmarks.robots``, benchmarks/README.md "Robots"): at N = 50 REM
 and BEM (absolute configurations) reach J = 138.580276 (BEM = REM; 41 iterations each),
 at rest (final momentum ~1e-17 N m s) with the effort up to 63 % of the limits; GC reaches
 J = 137.612759, the optimum of a hand-written CasADi joint-space midpoint NLP with
@@ -27,8 +31,8 @@ from pyomo_mbdyn.models.robot_arm import SCHEMES, build_system as _robot_system,
 
 __all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "CONSERVED_MOMENTA", "STEPS", "HORIZON", "START", "TARGET", "SCHEMES"]
 
-DESCRIPTION = ("Franka Emika Panda arm (7 revolute joints) from its URDF: rest to rest within the joint "
-               "and effort limits, least effort (issue 30)")
+DESCRIPTION = ("Franka Emika Panda arm (7 revolute joints) from its URDF: rest to rest within the joint, "
+               "velocity and effort limits, least effort (issue 30)")
 STEPS, HORIZON = 50, 1.5
 #: gravity and joint torques act: no momentum is conserved; T + V + W is
 CONSERVED_MOMENTA = ()

@@ -5,6 +5,8 @@ Problem: from the pose ``start`` (joint angles, rad, URDF convention) to ``targe
 ``horizon`` seconds, at rest at both ends, minimising J = h Σ_i Σ_a ½ u_ia², with the
 URDF's position limits on every node (:meth:`OptimalControlProblem.apply_joint_limits`)
 and effort limits on every control (:meth:`~OptimalControlProblem.apply_effort_limits`),
+its velocity limits on the joint rates by default (:meth:`~OptimalControlProblem.apply_velocity_limits`:
+every step's mean rate, and GC's node rates; ``velocity_limits=False`` drops them),
 under gravity.  The final configuration is stated in joint angles
 (``fix_final_configuration``), the final rest by the scheme's rest
 (``require_final_rest``: bem, rem the dof rows P(q_N)ᵀ M v_N = 0; gc ṽ_N = 0).  The

@@ -6,10 +6,14 @@ The system is :meth:`MultibodySystem.from_urdf` on the shipped
 agrees to about 1e-15 (tests/mechanics/test_urdf.py).  The problem
 (:mod:`pyomo_mbdyn.models.robot_arm`): from θ = (0, −π/2, π/2, −π/2, −π/2, 0) (elbow up,
 tool down) to θ = (1.0, −1.2, 1.2, −1.5, −1.2, 0.5) in T = 1.5 s, at rest at both ends,
-``J = h Σ ½|u|²``, the URDF's joint limits at every node and effort limits on every
-control; N = 50.  ``evaluate`` as for the Panda.
+``J = h Σ ½|u|²``, the URDF's joint limits at every node, its velocity limits on the joint
+rates (option ``velocity_limits``, default true) and effort limits on every control; N = 50.
+``evaluate`` as for the Panda.
 
-Measured (``python -m benchmarks.robots``): at N = 50 REM and BEM reach J = 99.637438
+With the velocity limits (issue 47): GC J = 185.299368 (22 iterations), REM J = 184.813088
+(32), 86 % above the unlimited optimum, which turns the wrist 3 at 21 rad/s against 3.2.
+Without them (``velocity_limits=False``), measured
+(``python -m benchmarks.robots``): at N = 50 REM and BEM reach J = 99.637438
 (BEM = REM; tests/ocp/test_robot_models.py), GC J = 99.830350; GC's solutions satisfy the
 joint-space midpoint rule with Pinocchio's RNEA to 6e-12 (the same test).  The problem
 has several local optima — the wrists may turn towards their ±2π limits — and which one
@@ -25,7 +29,7 @@ from pyomo_mbdyn.models.robot_arm import SCHEMES, build_system as _robot_system,
 
 __all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "CONSERVED_MOMENTA", "STEPS", "HORIZON", "START", "TARGET", "SCHEMES"]
 
-DESCRIPTION = ("Universal Robots UR5 (6 revolute joints) from its URDF: rest to rest within the joint and "
+DESCRIPTION = ("Universal Robots UR5 (6 revolute joints) from its URDF: rest to rest within the joint, velocity and "
                "effort limits, least effort (issue 30)")
 STEPS, HORIZON = 50, 1.5
 #: gravity and joint torques act: no momentum is conserved; T + V + W is

@@ -163,9 +163,11 @@ class Bounds:
         the mean rows alone).  Not the default, by measurement on the Panda's default problem (rem,
         N = 50, docs/guide "Robots from URDF"): with the mean rates bounded, the node rates alternate
         about them step by step (the midpoint rule's node velocities carry a zigzag the configurations
-        do not follow) and reach 1.85 v_max in joint 7 while every step's rate is within; bounding
-        them too moves J by 0.1 % (196.58 → 196.78) and takes 5× the time (38 iterations, 22 s
-        against 33, 4.4 s).  The final rest, θ̇_N = 0, is stated by :meth:`require_final_rest`.
+        do not follow) and reach 1.85 v_max in joint 7 while every step's rate is within, and the
+        torques of the joints at their limit alternate too (second difference up to 0.23 of the effort
+        limit in joint 7, GC's 0.04); bounding the node rates as well removes both (0.03) and moves J
+        by 0.1 % (196.58 → 196.78), at about 4× the time (38 iterations, 17 s against 33, 4.3 s).
+        The final rest, θ̇_N = 0, is stated by :meth:`require_final_rest`.
 
         Before the solve: a joint whose target (:meth:`fix_final_configuration`, called before or after)
         lies farther from the start than ``T v_max`` cannot reach it and is a
@@ -277,18 +279,18 @@ class Bounds:
         T = (np.inf if dyn.final_time.ub is None else float(dyn.final_time.ub)) if dyn.free_horizon else dyn.final_time_value
         theta0 = dict(zip(dyn.velocities, reference_coordinates(dyn)))
         sources = getattr(self, "_velocity_source", {})
-        for d, v_max in bound.items():
-            if d not in target:
-                continue
-            distance = abs(target[d] - theta0[d])
-            need = distance / v_max
-            if need > T * (1 + 1e-12):
-                unit = "m" if d.endswith(".slide") or not is_rotation(d) else "rad"
-                joint = d.rsplit(".", 1)[0]
-                raise ConfigurationError(
-                    f"{what}: joint {joint!r} moves {distance:.6g} {unit} from {theta0[d]:.6g} to {target[d]:.6g}, "
-                    f"which needs at least {need:.6g} s at {source or sources.get(d, 'the')} velocity limits "
-                    f"({v_max:.6g} {unit}/s); the horizon is T = {T:.6g} s — lengthen it or move the target")
+        need = {d: abs(target[d] - theta0[d]) / v_max for d, v_max in bound.items() if d in target}
+        late = sorted((d for d in need if need[d] > T * (1 + 1e-12)), key=need.get, reverse=True)
+        if late:
+            d, v_max = late[0], bound[late[0]]  # the joint that needs the longest, the others listed
+            unit = "rad" if is_rotation(d) else "m"
+            others = (f"; also {', '.join(f'{o.rsplit(chr(46), 1)[0]!r} ({need[o]:.6g} s)' for o in late[1:])}"
+                      if late[1:] else "")
+            raise ConfigurationError(
+                f"{what}: joint {d.rsplit('.', 1)[0]!r} moves {abs(target[d] - theta0[d]):.6g} {unit} from "
+                f"{theta0[d]:.6g} to {target[d]:.6g}, which needs at least {need[d]:.6g} s at "
+                f"{source or sources.get(d, 'the')} velocity limits ({v_max:.6g} {unit}/s){others}; the horizon is "
+                f"T = {T:.6g} s — lengthen it or move the target")
 
     def _joint_limits(self, what, limits):
         from ..mechanics.urdf import JointLimits

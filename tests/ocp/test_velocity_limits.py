@@ -125,10 +125,11 @@ def test_a_target_the_limits_cannot_reach_is_named_before_the_solve(order):
         assert p.block.component("velocity_limit") is None
 
 
-def test_the_urdf_limits_are_named_as_such():
-    m, p = problem("gc", horizon=0.3)   # 1.0 rad at 3 rad/s needs 0.333 s
+@pytest.mark.parametrize("horizon, also", [(0.3, ""), (0.1, r"; also 'elbow' \(0\.133333 s\)")])
+def test_the_urdf_limits_are_named_as_such_the_longest_first(horizon, also):
+    m, p = problem("gc", horizon=horizon)   # 1.0 rad and 0.4 rad at 3 rad/s need 0.333 s and 0.133 s
     with pytest.raises(ConfigurationError, match=r"'shoulder'.*needs at least 0\.333333 s at the URDF's velocity "
-                                                 r"limits.*T = 0\.3 s"):
+                                                 r"limits \(3 rad/s\)" + also + rf"; the horizon is T = {horizon} s"):
         p.apply_velocity_limits()
 
 
@@ -193,3 +194,21 @@ def test_a_system_without_urdf_limits_needs_them_given():
     m.dyn = scheme_block("gc", system=examples.pendulum(), steps=4, horizon=1.0)
     with pytest.raises(ConfigurationError, match="urdf_limits"):
         OptimalControlProblem(m.dyn).apply_velocity_limits()
+
+
+def test_the_robot_models_keep_the_urdf_velocity_limits_by_default():
+    from pyomo_mbdyn.models import panda, ur5
+
+    m = ur5.build("gc", steps=20)
+    assert str(m.problem.solve("casadi_ipopt").solver.termination_condition) == "optimal"
+    system, tr = m.dyn.system, m.dyn.trajectory()
+    v_max = np.array([system.urdf_limits[j.rsplit(".", 1)[0]].velocity for j in m.dyn.velocities])
+    h = m.dyn.step_length
+    assert np.all(np.abs(np.diff(tr.theta, axis=0)) / h <= v_max + 2e-8 / h)   # IPOPT relaxes rows by 1e-8
+    assert np.isclose(np.abs(tr.vt).max(axis=0), v_max, atol=1e-6).any()       # ... and the limits bind
+    assert np.all(np.abs(tr.vt) <= v_max + 1e-7)
+    assert ur5.build("gc", steps=20, velocity_limits=False).ocp.component("velocity_limit") is None
+    with pytest.raises(ConfigurationError, match=r"'panda_joint7'.*needs at least 0\.41586\d* s at the URDF's"):
+        panda.build("gc", steps=10, horizon=0.3)
+    with pytest.raises(ConfigurationError, match="panda: velocity_limits must be True or False, got 'yes'"):
+        panda.build("gc", steps=10, velocity_limits="yes")
