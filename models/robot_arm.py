@@ -28,16 +28,36 @@ about a radian in 1.5 s; J at N = 20, 50, 100, 200 (REM, absolute) is 134.62,
 BEM reach J ≈ 73.6, not a better motion but a coarse-grid artefact of the lifted
 node velocities (they leave the tangent space: ``max |G(q_k) v_k|`` ≈ 250 against
 below 5 at N = 50), so N = 20 is not offered as a default.
+
+Steps of the joint angles (issue 47.4): bem and rem in the absolute chart see a step of a
+joint only through the chord ``q(θ_{k+1}) − q(θ_k)``, and project their dynamics by
+``P(q_{k+½})`` at its midpoint, where the turning link's directors shrink by cos(Δθ/2): the
+reduced mass of the step falls as cos²(Δθ/2), is zero at Δθ = π, and past π a larger turn
+is a shorter chord (a step of 2π is no motion).  Without velocity limits the least-effort
+iterates on arms with a light wrist (xArm7 link 7: 0.17 kg, E₃ = 1e-5 kg m²; the Kinova's
+continuous wrists) turn it by 1–9 rad per step (GC's optimum on the xArm7, T = 1.5 s:
+joint 7 at 517 rad/s), reach that fold, and IPOPT's infeasibility grows to 1e2–1e3 while J
+falls (the divergence watch stops it).  So ``rest_to_rest`` bounds every joint step of
+bem/rem by :data:`ANGLE_STEP_LIMIT` = π/2 (rows ``ocp.angle_step``) where neither the
+velocity limits (``h v_max ≤ π/2``: every URDF arm tried at N = 50 with its limits) nor
+the turn rows of a target more than π away (``ocp.turn_increment``) bound it already.
+Measured, xArm7 and Kinova, ``random_pose_pair(seed=0)``, T = 1.5 s, N = 50, no velocity
+limits: REM diverged (xArm7: stopped at iteration 82; Kinova: 300 iterations, infeasible),
+now converges (xArm7 80 iterations, 11 s, J = 22.76; Kinova 271, 59 s, J = 32.66; BEM 106
+and 222); GC, unbounded in its steps, reaches J = 12.25 and 10.20 there by turns that no
+second-order step resolves.  With the velocity limits (the default) nothing changes.
 """
 
 import numpy as np
 
-__all__ = ["build_system", "rest_to_rest", "evaluate", "random_pose_pair", "paced_horizon", "SCHEMES", "CONFIGURATIONS"]
+__all__ = ["build_system", "rest_to_rest", "evaluate", "random_pose_pair", "paced_horizon", "SCHEMES", "CONFIGURATIONS",
+           "ANGLE_STEP_LIMIT"]
 
-#: the schemes these models offer (measured on the Panda: see ``panda``)
-SCHEMES = ("rem", "bem", "gc")
+#: the schemes these models offer (measured on the Panda: see ``panda``; lobatto_gc from the default
+#: start, N = 50: Panda 25 iterations, UR5 25, xArm7 94, Kinova 63 — issue 47)
+SCHEMES = ("rem", "bem", "gc", "lobatto_gc")
 #: node configurations per scheme (the block option ``configurations``), chosen by measurement
-CONFIGURATIONS = {"bem": "absolute", "rem": "absolute", "gc": "chart"}
+CONFIGURATIONS = {"bem": "absolute", "rem": "absolute", "gc": "chart", "lobatto_gc": "chart"}
 
 
 def build_system(robot):
@@ -96,11 +116,42 @@ def rest_to_rest(model, robot, scheme, steps, horizon, start, target, configurat
     problem.require_final_rest()
     problem.apply_joint_limits()
     problem.apply_effort_limits()
-    if _flag(model, "velocity_limits", velocity_limits):
+    limited = _flag(model, "velocity_limits", velocity_limits)
+    if limited:
         problem.apply_velocity_limits()
+    _bound_angle_steps(m, problem, limited)
     m.dyn.initialize_from(interpolated_trajectory(system, m.dyn.step_length, steps, target, theta_initial=start))
     m.problem = problem
     return m
+
+
+#: ``|θ_{k+1} − θ_k| ≤`` this (rad) on every joint angle of bem and rem (absolute chart) whose
+#: velocity limit does not already bound the step below it (module docstring, "Steps of the joint angles")
+ANGLE_STEP_LIMIT = np.pi / 2
+
+
+def _bound_angle_steps(m, problem, limited):
+    """Rows ``ocp.angle_step``: ``−π/2 ≤ θ_{k+1} − θ_k ≤ π/2`` for the joint angles of a block in
+    the absolute chart (bem, rem) that neither the velocity limits (``limited``: ``h v_max ≤ π/2``)
+    nor the final configuration's turn rows (``ocp.turn_increment``) bound already; nothing for
+    the other forms (gc's dynamics see θ itself)."""
+    from pyomo_mbdyn.schemes.configuration_forms import AbsoluteChart, is_rotation
+
+    form = m.dyn.configuration_form
+    if not isinstance(form, AbsoluteChart):
+        return
+    h, system = float(m.dyn.step_length), m.dyn.system
+    turning = problem.block.component("turn_increment")
+    bounded = set() if turning is None else {name for _, name in turning.index_set()}
+    names = []
+    for name in m.dyn.velocities:
+        if not is_rotation(name) or name in bounded:
+            continue
+        velocity = system.urdf_limits[name.rsplit(".", 1)[0]].velocity if limited else None
+        if not velocity or h * velocity > ANGLE_STEP_LIMIT:
+            names.append(name)
+    if names:
+        form.bound_increments(names, ANGLE_STEP_LIMIT, problem.block, "angle_step")
 
 
 def _flag(model, name, value):
