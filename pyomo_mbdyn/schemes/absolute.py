@@ -148,4 +148,4 @@ class AbsoluteConfigurations:
         for k in self.nodes:
             for j, name in enumerate(self.velocities):
                 if not self.theta[k, name].fixed:
-                    self.theta[k, name].value = theta[k][j]
+                    self.theta[k, name].set_value(theta[k][j], skip_validation=True)

@@ -226,5 +226,5 @@ class GCBlockData(MultibodyBlockData):
         for k in self.nodes:
             for j, name in enumerate(self.velocities):
                 if not self.theta[k, name].fixed:
-                    self.theta[k, name].value = theta[k][j]
-                    self.vt[k, name].value = vt[k][j]
+                    self.theta[k, name].set_value(theta[k][j], skip_validation=True)
+                    self.vt[k, name].set_value(vt[k][j], skip_validation=True)

@@ -171,9 +171,9 @@ class InitialGuess:
         for k in self.nodes:
             for idx, (name, c) in enumerate(self._coordinate_index()):
                 if lifted and not self.body[name].q[k, c].fixed:
-                    self.body[name].q[k, c].value = trajectory.q[k, idx]
+                    self.body[name].q[k, c].set_value(trajectory.q[k, idx], skip_validation=True)
                 if velocities and not self.body[name].v[k, c].fixed:
-                    self.body[name].v[k, c].value = trajectory.v[k, idx]
+                    self.body[name].v[k, c].set_value(trajectory.v[k, idx], skip_validation=True)
         # the controls of every stage: the guess's own where it has them (a trajectory of
         # this scheme), else its interval controls u
         stage_controls = {}
@@ -184,7 +184,7 @@ class InitialGuess:
         for i in self.intervals:
             for j, name in enumerate(self.velocities):
                 if self.record.joint_rates:
-                    self.nu[i, name].value = trajectory.nu[i, j]
+                    self.nu[i, name].set_value(trajectory.nu[i, j], skip_validation=True)
             for stage, values in stage_controls.items():
                 for a, name in enumerate(self.actuated):
                     var = self.component(stage)[i, name]

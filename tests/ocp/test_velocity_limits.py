@@ -212,3 +212,17 @@ def test_the_robot_models_keep_the_urdf_velocity_limits_by_default():
         panda.build("gc", steps=10, horizon=0.3)
     with pytest.raises(ConfigurationError, match="panda: velocity_limits must be True or False, got 'yes'"):
         panda.build("gc", steps=10, velocity_limits="yes")
+
+
+@pytest.mark.parametrize("scheme", ["gc", "rem", "bem"])
+def test_a_start_beyond_the_bounds_is_taken_without_a_warning_per_variable(scheme, caplog):
+    """A start is a point for the solver to begin from, not a value to validate: a guess whose rates or
+    angles lie beyond the variables' bounds (a perturbed or a fast start) is taken as it is (IPOPT moves
+    it inside), without one Pyomo W1002 warning per node and joint."""
+    m, p = problem(scheme)
+    p.apply_velocity_limits()
+    p.apply_joint_limits()
+    fast = interpolated_trajectory(m.dyn.system, HORIZON / STEPS / 10, STEPS, TARGET * 5, q_initial=m.dyn.q_initial)
+    with caplog.at_level("WARNING"):
+        m.dyn.initialize_from(fast)
+    assert not [r for r in caplog.records if "outside the bounds" in r.getMessage()]
