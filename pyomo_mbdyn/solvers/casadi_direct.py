@@ -96,6 +96,7 @@ from pyomo.solvers.plugins.solvers.direct_solver import DirectSolver
 from ..errors import ConfigurationError, UnsupportedModelError
 from .ampl_driver import (BONMIN_RESULT_CODES, IPOPT_RESULT_CODES, OPTION_FILE, _convert, _is_option_error,
                           bonmin_option_file, bonmin_stopped_by_time, ipopt_option_file, with_ipopt_defaults)
+from .compiled import resolve_mode
 from .evaluation import INVALID_NUMBER, invalid_rows
 from .selection import library_version
 from .interrupts import interruptible
@@ -120,11 +121,14 @@ class _CasadiDirect(DirectSolver):
     time_limit_option = None
     integer_capable = False
 
-    def __init__(self, structured=True, **kwds):
+    def __init__(self, structured=True, compiled=None, **kwds):
         kwds.setdefault("type", f"casadi_{self.backend}")
         super().__init__(**kwds)
         #: map the equations scheme blocks state at every interval (see the module docstring)
         self.structured = bool(structured)
+        #: evaluate the mapped steps as native code: "auto", "always", "never", or None for
+        #: $PYOMO_MBDYN_COMPILE else "auto" (:mod:`pyomo_mbdyn.solvers.compiled`)
+        self.compiled = compiled
         self.name = self.type = kwds["type"]
         version = library_version(self.backend)
         self._python_api_exists = version is not None
@@ -191,7 +195,8 @@ class _CasadiDirect(DirectSolver):
         from .pyomo_to_casadi import translate
 
         DirectOrPersistentSolver._set_instance(self, model, kwds)
-        nlp = translate(model, self.name, self._skip_trivial_constraints, self.structured)
+        nlp = translate(model, self.name, self._skip_trivial_constraints, self.structured,
+                        resolve_mode(self.compiled))
         if not self.integer_capable:
             discrete = [v.name for v, d in zip(nlp.variables, nlp.discrete) if d]
             if discrete:

@@ -32,6 +32,8 @@ The derivative Functions are passed to ``nlpsol`` as its ``grad_f``,
 
 import casadi as ca
 
+from .compiled import native
+
 __all__ = ["composed_groups", "mapped_nlp"]
 
 
@@ -166,7 +168,7 @@ def _hessian(L, x):
     return ca.SX(pattern, ca.vertcat(*H.nonzeros())) if H.nnz() else ca.SX(n, n)
 
 
-def mapped_nlp(x, f, g_walked, groups, inputs):
+def mapped_nlp(x, f, g_walked, groups, inputs, compiled="never"):
     """``(X, f, g, functions)``: the MX graph of the NLP and its derivative Functions.
 
     Parameters
@@ -177,6 +179,9 @@ def mapped_nlp(x, f, g_walked, groups, inputs):
         Each uniform group's step Function and number of keys.
     inputs : list of SX
         Each group's inputs ``[z_1; …; z_K]`` (length ``nz·K``) as expressions of ``x``.
+    compiled : str
+        ``"auto"``, ``"always"`` or ``"never"``: whether each step and its
+        derivatives are evaluated as native code (:mod:`pyomo_mbdyn.solvers.compiled`).
 
     Notes
     -----
@@ -205,7 +210,7 @@ def mapped_nlp(x, f, g_walked, groups, inputs):
     offset_z, offset_g = 0, n_w
     for F, K in groups:
         nz, nr = F.size1_in(0), F.size1_out(0)
-        J, H = _step_derivatives(F)
+        F, J, H = native(F, *_step_derivatives(F), compiled)
         Z = ca.reshape(z_X[offset_z:offset_z + nz * K], nz, K)
         Jz = Jz_X[offset_z:offset_z + nz * K, :]
         rows.append(ca.vec(F.map(K, "serial")(Z)))

@@ -431,7 +431,7 @@ def _uniform_groups(block):
     return groups, claimed
 
 
-def translate(block, solver_name="casadi", skip_trivial_constraints=False, structured=True):
+def translate(block, solver_name="casadi", skip_trivial_constraints=False, structured=True, compiled="never"):
     """Translate the active objective and constraints of ``block`` to a :class:`CasadiNLP`.
 
     Parameters
@@ -449,6 +449,10 @@ def translate(block, solver_name="casadi", skip_trivial_constraints=False, struc
         :meth:`~pyomo_mbdyn.schemes.residuals.IntervalResiduals.uniform_residuals`);
         the NLP is then a CasADi MX graph.  With False every constraint is
         walked into one flat SX graph.  Both give the same NLP.
+    compiled : str
+        With ``structured``: ``"auto"``, ``"always"`` or ``"never"``, whether the
+        mapped step Functions are evaluated as native code
+        (:mod:`pyomo_mbdyn.solvers.compiled`); the same NLP either way.
 
     Raises
     ------
@@ -461,10 +465,10 @@ def translate(block, solver_name="casadi", skip_trivial_constraints=False, struc
     from pyomo.common.gc_manager import PauseGC
 
     with PauseGC():  # as Pyomo's writers: no cyclic GC passes over the growing graph
-        return _translate(block, solver_name, skip_trivial_constraints, structured)
+        return _translate(block, solver_name, skip_trivial_constraints, structured, compiled)
 
 
-def _translate(block, solver_name, skip_trivial_constraints, structured=True):
+def _translate(block, solver_name, skip_trivial_constraints, structured=True, compiled="never"):
     from pyomo.common.errors import InfeasibleConstraintException
     from pyomo.core.base.constraint import Constraint
     from pyomo.core.base.objective import Objective, maximize
@@ -569,7 +573,7 @@ def _translate(block, solver_name, skip_trivial_constraints, structured=True):
     if uniform:
         from .mapped import mapped_nlp
 
-        x, f_sx, g_sx, extras["functions"] = mapped_nlp(x, f_sx, g_sx, mapped, mapped_inputs)
+        x, f_sx, g_sx, extras["functions"] = mapped_nlp(x, f_sx, g_sx, mapped, mapped_inputs, compiled)
         extras["mapped"] = [(group.function.name(), len(keep)) for group, keep in uniform]
         extras["composed"] = composed  # the groups passed as F∘G (q_k = chart(θ_k))
         extras["mapped_rows"] = mapped_rows  # the last rows of the NLP

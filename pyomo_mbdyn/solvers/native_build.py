@@ -1,0 +1,57 @@
+"""Build one compiled step library: C from CasADi, the system's compiler, one rename.
+
+:mod:`pyomo_mbdyn.solvers.compiled` calls :func:`build` in process (mode
+``"always"``) or runs this file as a script in a detached background process
+(mode ``"auto"``): it imports nothing but CasADi and the standard library, so
+the background process starts in a fraction of a second without the package.
+
+``build(folder, key, cc, flags, library, lock=None)`` reads the Functions
+``folder/<name>.casadi`` (saved by ``Function.save``; ``names`` as
+:func:`pyomo_mbdyn.solvers.compiled._names`), writes their C into ``folder``,
+compiles it into ``folder/<key>.so`` and renames that onto ``library`` (a
+reader sees no library or the whole one); ``folder`` and ``lock`` are removed
+at the end whatever happens.  Returns ``None`` or the compiler's error text.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+
+NAMES = ("j", "h")
+
+
+def names(key):
+    """The symbols the library of ``key`` exports (unique per family)."""
+    return tuple(f"{prefix}_{key}" for prefix in NAMES)
+
+
+def build(folder, key, cc, flags, library, lock=None):
+    import casadi as ca
+
+    try:
+        generator = ca.CodeGenerator(f"step_{key}.c", {"with_header": False})
+        for name in names(key):
+            function = ca.Function.load(os.path.join(folder, f"{name}.casadi"))
+            generator.add(ca.Function(name, function.sx_in(), function.call(function.sx_in()),
+                                      function.name_in(), function.name_out()))
+        generator.generate(folder + os.sep)
+        partial = os.path.join(folder, f"{key}.so")
+        done = subprocess.run([cc, *flags, "-o", partial, os.path.join(folder, f"step_{key}.c")],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            return done.stderr.strip() or f"{cc} exited with {done.returncode}"
+        os.replace(partial, library)
+        return None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        if lock:
+            try:
+                os.remove(lock)
+            except OSError:
+                pass
+
+
+if __name__ == "__main__":  # folder key cc library lock flags...
+    folder, key, cc, library, lock, *flags = sys.argv[1:]
+    sys.exit(1 if build(folder, key, cc, flags, library, lock) else 0)
