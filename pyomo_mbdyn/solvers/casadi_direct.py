@@ -145,6 +145,7 @@ class _CasadiDirect(DirectSolver):
         #: the divergence watch's report when it stopped the last solve (:mod:`pyomo_mbdyn.solvers.watch`)
         self.divergence = None
         self.timings = {}
+        self.native_groups = (0, 0)
 
     # -- availability ---------------------------------------------------------
     def available(self, exception_flag=True):
@@ -171,6 +172,9 @@ class _CasadiDirect(DirectSolver):
         self.timings = {}
         self._set_instance(args[0], kwds)
         self.timings["translate"] = time.perf_counter() - t0
+        #: the mapped step groups whose derivatives this solve evaluates as native code,
+        #: and all of them (:mod:`pyomo_mbdyn.solvers.compiled`)
+        self.native_groups = self._nlp.extras.get("native", (0, 0))
         # DirectOrPersistentSolver._presolve without its temporary log file
         warmstart = kwds.pop("warmstart", False)
         self._keepfiles = kwds.pop("keepfiles", False)

@@ -52,7 +52,8 @@ import casadi as ca
 from ..errors import ConfigurationError
 from . import native_build
 
-__all__ = ["MODES", "AUTO_MIN_INSTRUCTIONS", "FLAGS", "cache_folder", "compiler", "resolve_mode", "native"]
+__all__ = ["MODES", "AUTO_MIN_INSTRUCTIONS", "FLAGS", "CACHE_LIMIT", "cache_folder", "compiler", "prune", "resolve_mode",
+           "native"]
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
 
@@ -65,6 +66,8 @@ AUTO_MIN_INSTRUCTIONS = 20_000
 #: ``-O2`` and compiles faster (the Panda's GC step: 8.3 s, against 10.2 s and 68 s; ``-O0``
 #: compiles in 4.9 s but evaluates 4× slower)
 FLAGS = ("-Og", "-shared", "-fPIC")
+#: the cache keeps the most recently used libraries up to this many bytes (:func:`prune`)
+CACHE_LIMIT = 1 << 30
 #: a lock older than this [s] is left by a compile that died: another may start
 STALE_LOCK = 900.0
 
@@ -117,7 +120,33 @@ def _key(F, cc):
     return digest.hexdigest()[:32]
 
 
+def prune(folder=None, limit=None):
+    """Remove the least recently used libraries of the cache folder until the rest
+    take at most ``limit`` bytes (default :data:`CACHE_LIMIT`); returns the removed
+    file names.  Run before every compile; a library's time stamp is renewed each
+    time a solve loads it."""
+    folder = folder or cache_folder()
+    limit = CACHE_LIMIT if limit is None else limit
+    try:
+        entries = [os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".so")]
+        stats = sorted(((os.stat(path), path) for path in entries), key=lambda item: item[0].st_mtime)
+    except OSError:
+        return []
+    total, removed = sum(st.st_size for st, _ in stats), []
+    for st, path in stats:
+        if total <= limit:
+            break
+        _remove(path)
+        total -= st.st_size
+        removed.append(os.path.basename(path))
+    return removed
+
+
 def _load(key, path):
+    try:
+        os.utime(path)  # recently used: kept by prune
+    except OSError:
+        pass
     functions = tuple(ca.external(name, path) for name in native_build.names(key))
     _LOADED[key] = functions
     return functions
@@ -171,6 +200,7 @@ def native(F, J, H, mode):
         _note_once(f"pyomo_mbdyn: cannot create the cache folder {folder} ({err}): the step "
                    "functions are interpreted (set PYOMO_MBDYN_CACHE to a writable folder)")
         return F, J, H
+    prune(folder)
     if mode == "always":
         error = native_build.build(_prepare(key, J, H, folder), key, cc, FLAGS, library)
         if error is None:

@@ -169,7 +169,8 @@ def _hessian(L, x):
 
 
 def mapped_nlp(x, f, g_walked, groups, inputs, compiled="never"):
-    """``(X, f, g, functions)``: the MX graph of the NLP and its derivative Functions.
+    """``(X, f, g, functions, n_native)``: the MX graph of the NLP, its derivative
+    Functions and how many groups' derivatives are native code.
 
     Parameters
     ----------
@@ -207,10 +208,13 @@ def mapped_nlp(x, f, g_walked, groups, inputs, compiled="never"):
 
     rows, jac_rows, hess_terms, adjoints = [gw_X], [Jw_X], [], []
     lam_g = ca.MX.sym("lam_g", n_w + sum(F.size1_out(0) * K for F, K in groups))
-    offset_z, offset_g = 0, n_w
+    offset_z, offset_g, n_native = 0, n_w, 0
     for F, K in groups:
         nz, nr = F.size1_in(0), F.size1_out(0)
-        F, J, H = native(F, *_step_derivatives(F), compiled)
+        J, H = _step_derivatives(F)
+        F, J_eval, H_eval = native(F, J, H, compiled)
+        n_native += H_eval is not H
+        J, H = J_eval, H_eval
         Z = ca.reshape(z_X[offset_z:offset_z + nz * K], nz, K)
         Jz = Jz_X[offset_z:offset_z + nz * K, :]
         rows.append(ca.vec(F.map(K, "serial")(Z)))
@@ -234,4 +238,4 @@ def mapped_nlp(x, f, g_walked, groups, inputs, compiled="never"):
         "hess_lag": ca.Function("nlp_hess_l", [X, P, lam_f, lam_g], [ca.triu(hess)],
                                 ["x", "p", "lam_f", "lam_g"], ["triu_hess_gamma_x_x"]),
     }
-    return X, f_X, g_X, functions
+    return X, f_X, g_X, functions, n_native

@@ -573,7 +573,8 @@ def _translate(block, solver_name, skip_trivial_constraints, structured=True, co
     if uniform:
         from .mapped import mapped_nlp
 
-        x, f_sx, g_sx, extras["functions"] = mapped_nlp(x, f_sx, g_sx, mapped, mapped_inputs, compiled)
+        x, f_sx, g_sx, extras["functions"], native = mapped_nlp(x, f_sx, g_sx, mapped, mapped_inputs, compiled)
+        extras["native"] = (native, len(mapped))  # groups whose derivatives are compiled, of all
         extras["mapped"] = [(group.function.name(), len(keep)) for group, keep in uniform]
         extras["composed"] = composed  # the groups passed as F∘G (q_k = chart(θ_k))
         extras["mapped_rows"] = mapped_rows  # the last rows of the NLP

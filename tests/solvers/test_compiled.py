@@ -58,7 +58,10 @@ def test_the_same_solve_and_the_cache_serves_the_next_translation(cache, monkeyp
     results = {}
     for mode in ("never", "always"):
         m2 = three_link_arm.build("rem", steps=10)
-        r = pyo.SolverFactory("casadi_ipopt", compiled=mode).solve(m2)
+        solver = pyo.SolverFactory("casadi_ipopt", compiled=mode)
+        r = solver.solve(m2)
+        n_native, n_groups = solver.native_groups
+        assert n_groups > 0 and n_native == (n_groups if mode == "always" else 0)
         results[mode] = (str(r.solver.termination_condition), r.solver.iterations, pyo.value(next(m2.component_data_objects(pyo.Objective, active=True))))
     assert results["never"] == results["always"]
     built = _libraries(cache)
@@ -158,3 +161,16 @@ def test_the_environment_sets_the_default(monkeypatch):
     monkeypatch.delenv("PYOMO_MBDYN_COMPILE")
     assert compiled.resolve_mode(None) == "auto"
     assert compiled.resolve_mode(True) == "always" and compiled.resolve_mode(False) == "never"
+
+
+def test_prune_keeps_the_most_recently_used_libraries(tmp_path):
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    for i, name in enumerate(["old.so", "middle.so", "new.so"]):
+        (folder / name).write_bytes(b"x" * 100)
+        os.utime(folder / name, (1000 + i, 1000 + i))
+    (folder / "other.txt").write_bytes(b"y" * 1000)
+    assert compiled.prune(str(folder), limit=250) == ["old.so"]
+    assert sorted(os.listdir(folder)) == ["middle.so", "new.so", "other.txt"]
+    assert compiled.prune(str(folder), limit=0) == ["middle.so", "new.so"]
+    assert compiled.prune(str(tmp_path / "absent")) == []
