@@ -53,7 +53,7 @@ from ..errors import ConfigurationError
 from . import native_build
 
 __all__ = ["MODES", "AUTO_MIN_INSTRUCTIONS", "FLAGS", "CACHE_LIMIT", "cache_folder", "compiler", "prune", "resolve_mode",
-           "native"]
+           "native", "launch"]
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
 
@@ -166,13 +166,14 @@ def _note_once(message):
         logger.warning(message)
 
 
-def native(F, J, H, mode):
+def native(F, J, H, mode, pending=None):
     """``(F, J, H)`` to evaluate in a solve, the derivatives ``J = ∂F/∂z`` and
     ``H = ∇²(λᵀF)`` compiled from the cache where ``mode`` says so (see the module
     docstring), else as given (the interpreter).  The step ``F`` itself stays an SX
     Function: CasADi's ``nlpsol`` differentiates the NLP's rows for its own checks,
     which a compiled Function without derivatives refuses, and the rows cost a
-    small part of an iteration (the Panda's GC: 25 ms of 1.6 s)."""
+    small part of an iteration (the Panda's GC: 25 ms of 1.6 s).  With ``pending``
+    (a list) a background build is appended to it for :func:`launch`, else started."""
     if mode == "never" or H is None:
         return F, J, H
     cc = compiler()
@@ -207,13 +208,31 @@ def native(F, J, H, mode):
             return (F, *_load(key, library))
         _note_once(f"pyomo_mbdyn: {cc} failed on the step functions ({error[:300]}): they are interpreted")
         return F, J, H
-    _compile_in_background(key, J, H, cc, folder, library)
+    job = _background_job(key, J, H, cc, folder, library)
+    if job is not None:
+        if pending is None:
+            launch([job])
+        else:
+            pending.append(job)
     return F, J, H
 
 
-def _compile_in_background(key, J, H, cc, folder, library):
-    """Start :mod:`~pyomo_mbdyn.solvers.native_build` in a detached process, unless
-    another process holds the family's lock (a lock older than :data:`STALE_LOCK`
+def launch(jobs):
+    """Start one detached background process (:mod:`~pyomo_mbdyn.solvers.native_build`,
+    at a lower priority: ``nice`` 10) that compiles ``jobs`` one after the other — one
+    compiler at a time, so that a translation of several families does not start
+    several compilers beside the solve."""
+    if not jobs:
+        return
+    args = [part for job in jobs for part in job]
+    subprocess.Popen([sys.executable, native_build.__file__, *args],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     start_new_session=True)
+
+
+def _background_job(key, J, H, cc, folder, library):
+    """The arguments of one build for :func:`launch`, with the family's lock taken;
+    ``None`` if another process holds the lock (a lock older than :data:`STALE_LOCK`
     was left by a build that died and is taken over)."""
     lock = os.path.join(folder, f"{key}.lock")
     try:
@@ -221,22 +240,20 @@ def _compile_in_background(key, J, H, cc, folder, library):
     except FileExistsError:
         try:
             if time.time() - os.path.getmtime(lock) < STALE_LOCK:
-                return  # another process compiles it
+                return None  # another process compiles it
             os.remove(lock)
             fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except OSError:
-            return
+            return None
     except OSError:
-        return
+        return None
     os.close(fd)
     try:
         build = _prepare(key, J, H, folder)
     except Exception:
         _remove(lock)
         raise
-    subprocess.Popen([sys.executable, native_build.__file__, build, key, cc, library, lock, *FLAGS],
-                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True)
+    return (build, key, cc, library, lock, " ".join(FLAGS))
 
 
 def _remove(path):

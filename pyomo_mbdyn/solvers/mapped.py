@@ -32,7 +32,7 @@ The derivative Functions are passed to ``nlpsol`` as its ``grad_f``,
 
 import casadi as ca
 
-from .compiled import native
+from .compiled import launch, native
 
 __all__ = ["composed_groups", "mapped_nlp"]
 
@@ -208,11 +208,11 @@ def mapped_nlp(x, f, g_walked, groups, inputs, compiled="never"):
 
     rows, jac_rows, hess_terms, adjoints = [gw_X], [Jw_X], [], []
     lam_g = ca.MX.sym("lam_g", n_w + sum(F.size1_out(0) * K for F, K in groups))
-    offset_z, offset_g, n_native = 0, n_w, 0
+    offset_z, offset_g, n_native, pending = 0, n_w, 0, []
     for F, K in groups:
         nz, nr = F.size1_in(0), F.size1_out(0)
         J, H = _step_derivatives(F)
-        F, J_eval, H_eval = native(F, J, H, compiled)
+        F, J_eval, H_eval = native(F, J, H, compiled, pending)
         n_native += H_eval is not H
         J, H = J_eval, H_eval
         Z = ca.reshape(z_X[offset_z:offset_z + nz * K], nz, K)
@@ -226,6 +226,7 @@ def mapped_nlp(x, f, g_walked, groups, inputs, compiled="never"):
         adjoints.append(ca.mtimes(D.T, lam))
         offset_z += nz * K
         offset_g += nr * K
+    launch(pending)  # the background builds of "auto", one process for all
     g_X = ca.vertcat(*rows)
     jac = ca.vertcat(*jac_rows)
     mu_X = ca.vertcat(*adjoints) if adjoints else ca.MX(0, 1)

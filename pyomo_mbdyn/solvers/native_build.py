@@ -2,7 +2,7 @@
 
 :mod:`pyomo_mbdyn.solvers.compiled` calls :func:`build` in process (mode
 ``"always"``) or runs this file as a script in a detached background process
-(mode ``"auto"``): it imports nothing but CasADi and the standard library, so
+(mode ``"auto"``), one build after the other at ``nice`` 10: it imports nothing but CasADi and the standard library, so
 the background process starts in a fraction of a second without the package.
 
 ``build(folder, key, cc, flags, library, lock=None)`` reads the Functions
@@ -52,6 +52,13 @@ def build(folder, key, cc, flags, library, lock=None):
                 pass
 
 
-if __name__ == "__main__":  # folder key cc library lock flags...
-    folder, key, cc, library, lock, *flags = sys.argv[1:]
-    sys.exit(1 if build(folder, key, cc, flags, library, lock) else 0)
+if __name__ == "__main__":  # (folder key cc library lock "flags") per build, one after the other
+    try:
+        os.nice(10)  # behind the solve that started it
+    except OSError:
+        pass
+    args, failed = sys.argv[1:], 0
+    for i in range(0, len(args) - 5, 6):
+        folder, key, cc, library, lock, flags = args[i:i + 6]
+        failed += build(folder, key, cc, flags.split(), library, lock) is not None
+    sys.exit(1 if failed else 0)
