@@ -40,7 +40,9 @@ joint 7 at 517 rad/s), reach that fold, and IPOPT's infeasibility grows to 1e2�
 falls (the divergence watch stops it).  So ``rest_to_rest`` bounds every joint step of
 bem/rem by :data:`ANGLE_STEP_LIMIT` = π/2 (rows ``ocp.angle_step``) where neither the
 velocity limits (``h v_max ≤ π/2``: every URDF arm tried at N = 50 with its limits) nor
-the turn rows of a target more than π away (``ocp.turn_increment``) bound it already.
+the turn rows of a target more than π away (``ocp.turn_increment``) bound it already (in the
+lifted forms, ``configurations="lifted"``, the same bound on rem's increments w_k and on bem's
+half-angle step of the node configurations).
 Measured, xArm7 and Kinova, ``random_pose_pair(seed=0)``, T = 1.5 s, N = 50, no velocity
 limits: REM diverged (xArm7: stopped at iteration 82; Kinova: 300 iterations, infeasible),
 now converges (xArm7 80 iterations, 11 s, J = 22.76; Kinova 271, 59 s, J = 32.66; BEM 106
@@ -131,14 +133,21 @@ ANGLE_STEP_LIMIT = np.pi / 2
 
 
 def _bound_angle_steps(m, problem, limited):
-    """Rows ``ocp.angle_step``: ``−π/2 ≤ θ_{k+1} − θ_k ≤ π/2`` for the joint angles of a block in
-    the absolute chart (bem, rem) that neither the velocity limits (``limited``: ``h v_max ≤ π/2``)
-    nor the final configuration's turn rows (``ocp.turn_increment``) bound already; nothing for
-    the other forms (gc's dynamics see θ itself)."""
-    from pyomo_mbdyn.schemes.configuration_forms import AbsoluteChart, is_rotation
+    """``−π/2 ≤ Δθ_k ≤ π/2`` for the joint angles of a bem or rem block that neither the velocity
+    limits (``limited``: ``h v_max ≤ π/2``) nor the final configuration's turn rows
+    (``ocp.turn_increment``) bound already, on the step in the configuration form's own terms
+    (:meth:`~pyomo_mbdyn.schemes.configuration_forms.ConfigurationForm.joint_steps`): the rows
+    ``ocp.angle_step`` on θ_{k+1} − θ_k (absolute chart), the bounds of the increments w_k (rem
+    lifted), the rows ``ocp.angle_step`` on the half-angle step 2 atan(sin Δ/(1 + cos Δ)) of the
+    node configurations (bem lifted).  Nothing for the chart forms (gc, lobatto_gc: their dynamics
+    see θ itself, no chord)."""
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.schemes.configuration_forms import (AbsoluteChart, Chart, Increments, is_rotation,
+                                                         reference_coordinates)
 
     form = m.dyn.configuration_form
-    if not isinstance(form, AbsoluteChart):
+    if isinstance(form, Chart) and not isinstance(form, AbsoluteChart):
         return
     h, system = float(m.dyn.step_length), m.dyn.system
     turning = problem.block.component("turn_increment")
@@ -150,8 +159,15 @@ def _bound_angle_steps(m, problem, limited):
         velocity = system.urdf_limits[name.rsplit(".", 1)[0]].velocity if limited else None
         if not velocity or h * velocity > ANGLE_STEP_LIMIT:
             names.append(name)
-    if names:
+    if not names:
+        return
+    if isinstance(form, (AbsoluteChart, Increments)):
         form.bound_increments(names, ANGLE_STEP_LIMIT, problem.block, "angle_step")
+        return
+    theta0 = np.asarray(reference_coordinates(m.dyn), float)
+    steps = {name: form.joint_steps(name, theta0) for name in names}
+    problem.block.angle_step = pyo.Constraint(
+        m.dyn.intervals, names, rule=lambda b, i, name: (-ANGLE_STEP_LIMIT, steps[name][i], ANGLE_STEP_LIMIT))
 
 
 def _flag(model, name, value):

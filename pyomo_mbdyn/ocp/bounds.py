@@ -152,7 +152,9 @@ class Bounds:
         * where the joint rates at the nodes are unknowns (gc, lobatto_gc: the chart velocity ṽ_k,
           which is θ̇_k for these joints): the variable bounds ``|ṽ_k| ≤ v_max`` at k ≥ 1 (the initial
           rate is fixed and must lie within).  In gc the mean rate is the nodes' mean
-          (θ_{k+1} − θ_k = h(ṽ_k + ṽ_{k+1})/2), so its rows are implied; lobatto_gc's are not.
+          (θ_{k+1} − θ_k = h(ṽ_k + ṽ_{k+1})/2), so its rows are implied; lobatto_gc's are not, and
+          they bound its middle stage too: the quadratic through θ_k, θ_{k+½}, θ_{k+1} whose action
+          Simpson's rule takes has at t_{k+½} the rate (θ_{k+1} − θ_k)/h exactly.
 
         ``node_rates``: None (default) bounds the node rates where they are unknowns and nothing more;
         ``True`` also bounds, in the schemes with node velocities v_k off the tangent space (bem, rem,

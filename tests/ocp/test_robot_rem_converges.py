@@ -113,3 +113,32 @@ def test_rem_started_from_gc_agrees_with_gc_to_second_order(xarm7):
         J_gc, J_rem = pyo.value(gc.ocp.control_effort), pyo.value(rem.ocp.control_effort)
         differences.append(abs(J_rem - J_gc) / J_gc)
     assert differences[1] < differences[0] / 2.5, differences
+
+
+@pytest.mark.parametrize("scheme", ["rem", "bem"])
+def test_the_lifted_forms_bound_every_joint_step_too(xarm7, scheme):
+    """rem lifted: the increments w_k within ±π/2 (variable bounds); bem lifted: rows on the
+    half-angle step of the node configurations, which read a step of 1.2 rad as 1.2 rad."""
+    system, start, target = xarm7
+    m = robot_arm.rest_to_rest("xarm7", system, scheme, 4, 1.5, start, target, velocity_limits=False,
+                               configurations="lifted")
+    turning = m.ocp.component("turn_increment")
+    turns = set() if turning is None else {name for _, name in turning.index_set()}
+    if scheme == "rem":
+        for i in m.dyn.intervals:
+            for name in m.dyn.velocities:
+                w = m.dyn.w[i, name]
+                assert w.lb >= -robot_arm.ANGLE_STEP_LIMIT and w.ub <= robot_arm.ANGLE_STEP_LIMIT
+        return
+    rows = m.ocp.angle_step
+    assert sorted({name for _, name in rows.index_set()} | turns) == sorted(m.dyn.velocities)
+    theta = np.array([start + k * 1.2 * np.eye(7)[6] for k in m.dyn.nodes])
+    for k in m.dyn.nodes:
+        for value, var in zip(np.asarray(chart(system, theta[k]), float), m.dyn.q_array(k)):
+            if not var.fixed:
+                var.set_value(value)
+    last = list(m.dyn.velocities)[6]
+    assert last not in turns
+    for i in list(m.dyn.intervals)[:-1]:  # the last node is fixed at the target
+        assert pyo.value(rows[i, last].body) == pytest.approx(1.2, abs=1e-12)
+    assert rows[0, last].lower == -robot_arm.ANGLE_STEP_LIMIT and rows[0, last].upper == robot_arm.ANGLE_STEP_LIMIT
