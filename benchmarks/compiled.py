@@ -52,7 +52,7 @@ def _instructions(model, scheme, N):
         "from pyomo_mbdyn.solvers.pyomo_to_casadi import translate\n"
         "sizes = []\n"
         "native = mapped.native\n"
-        "mapped.native = lambda F, J, H, mode: (sizes.append(H.n_instructions()), (F, J, H))[1]\n"
+        "mapped.native = lambda F, J, H, mode, pending=None: (sizes.append(H.n_instructions()), (F, J, H))[1]\n"
         f"m = importlib.import_module(MODELS[{model!r}]).build({scheme!r}, steps={N})\n"
         "translate(m, compiled='never')\n"
         "print(max(sizes) if sizes else 0)\n"
@@ -71,6 +71,7 @@ def _wait_for_background(cache, limit=900):
 
 
 def measure(model, scheme, N, repeat):
+    instructions = _instructions(model, scheme, N)
     root = tempfile.mkdtemp(prefix="compiled-bench-")
     try:
         never = min((_point(model, scheme, N, "never", root + "/none") for _ in range(repeat)),
@@ -80,7 +81,7 @@ def measure(model, scheme, N, repeat):
                    key=lambda p: p["solve_s"])
         auto = _point(model, scheme, N, "auto", root + "/auto")
         background = _wait_for_background(root + "/auto")
-        return dict(model=model, scheme=scheme, N=N, instructions=_instructions(model, scheme, N),
+        return dict(model=model, scheme=scheme, N=N, instructions=instructions,
                     never=never, cold=cold, warm=warm, auto=auto, background=background)
     finally:
         shutil.rmtree(root, ignore_errors=True)

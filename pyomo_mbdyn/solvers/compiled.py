@@ -35,7 +35,10 @@ When to compile (``SolverFactory('casadi_ipopt', compiled=MODE)``, the solver's
 
 Without a C compiler (``$CC``, else ``cc``, else ``gcc`` on ``PATH``) every mode
 uses the interpreter; the first solve logs one line saying so.  A compiler that
-fails logs its message once and the interpreter is used.
+fails logs its message once and the interpreter is used.  A library is code run
+in this process: the cache folder is created private (mode 700), and one that
+another user owns or that group or others may write to is not used (one line
+says so; the interpreter runs).
 """
 
 import hashlib
@@ -186,6 +189,8 @@ def native(F, J, H, mode, pending=None):
         return (F, *_LOADED[key])
     folder = cache_folder()
     library = os.path.join(folder, f"{key}.so")
+    if os.path.isdir(folder) and not _trusted(folder):
+        return F, J, H
     if os.path.exists(library):
         try:
             return (F, *_load(key, library))
@@ -196,7 +201,7 @@ def native(F, J, H, mode, pending=None):
     if mode == "auto" and H.n_instructions() < AUTO_MIN_INSTRUCTIONS:
         return F, J, H
     try:
-        os.makedirs(folder, exist_ok=True)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
     except OSError as err:
         _note_once(f"pyomo_mbdyn: cannot create the cache folder {folder} ({err}): the step "
                    "functions are interpreted (set PYOMO_MBDYN_CACHE to a writable folder)")
@@ -254,6 +259,22 @@ def _background_job(key, J, H, cc, folder, library):
         _remove(lock)
         raise
     return (build, key, cc, library, lock, " ".join(FLAGS))
+
+
+def _trusted(folder):
+    """Whether libraries in ``folder`` may be loaded: it belongs to this user and no one else may
+    write to it — a library is code that runs in this process, and a folder others can write to
+    would let them plant one (as a planted ``ipopt.opt`` once took over the solver, issue 46)."""
+    try:
+        st = os.stat(folder)
+    except OSError:
+        return False
+    if hasattr(os, "getuid") and st.st_uid != os.getuid() or st.st_mode & 0o022:
+        _note_once(f"pyomo_mbdyn: the cache folder {folder} is writable by others or not yours "
+                   f"(mode {st.st_mode & 0o777:o}): nothing is loaded from it and the step functions are "
+                   "interpreted (chmod go-w it, or set PYOMO_MBDYN_CACHE to a folder of your own)")
+        return False
+    return True
 
 
 def _remove(path):

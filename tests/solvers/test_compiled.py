@@ -174,3 +174,24 @@ def test_prune_keeps_the_most_recently_used_libraries(tmp_path):
     assert sorted(os.listdir(folder)) == ["middle.so", "new.so", "other.txt"]
     assert compiled.prune(str(folder), limit=0) == ["middle.so", "new.so"]
     assert compiled.prune(str(tmp_path / "absent")) == []
+
+
+def test_a_cache_folder_others_may_write_to_is_not_used(cache, monkeypatch, caplog):
+    """A library is code run in the solve's process: none is loaded from, or built into, a folder
+    that group or others may write to (one could plant one there)."""
+    cache.mkdir()
+    cache.chmod(0o777)
+    monkeypatch.setattr(compiled, "_NOTED", set())
+    m = three_link_arm.build("rem", steps=6)
+    with caplog.at_level(logging.WARNING, logger="pyomo_mbdyn.solvers"):
+        translate(m, compiled="always")
+    assert not compiled._LOADED and not _libraries(cache)
+    assert any("writable by others" in r.getMessage() and "777" in r.getMessage() for r in caplog.records)
+    cache.chmod(0o700)
+    translate(m, compiled="always")
+    assert compiled._LOADED
+
+
+def test_the_cache_folder_is_created_private(cache):
+    translate(three_link_arm.build("rem", steps=6), compiled="always")
+    assert cache.stat().st_mode & 0o077 == 0
