@@ -34,7 +34,9 @@ def library_point(build, timelimit=TIMELIMIT, energy=True):
            "build_s": w1 - w0, "solve_s": w2 - w1, "wall_s": w2 - w0, "cpu_s": c2 - c0,
            "translate_s": t.get("translate"), "nlpsol_s": t.get("nlpsol"),
            "ipopt_s": t.get("solve"), "load_s": t.get("load"),
-           "unknowns": sum(1 for v in model.component_data_objects(pyo.Var) if not v.fixed)}
+           "unknowns": sum(1 for v in model.component_data_objects(pyo.Var) if not v.fixed),
+           # (step groups evaluated as compiled code, step groups): solvers.compiled
+           "native_groups": list(getattr(opt, "native_groups", (0, 0)))}
     out["objective"] = next((pyo.value(o) for o in model.component_data_objects(pyo.Objective, active=True)),
                             None)
     if energy and status in ("optimal", "locallyOptimal"):

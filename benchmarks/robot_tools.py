@@ -147,6 +147,9 @@ def solve_stagewise(robot, N, solver):
     residual = float(np.max(np.abs(np.asarray(sol["g"]).ravel()))) if sol["g"].numel() else 0.0
     return {"status": status, "iterations": stats.get("iter_count"), "objective": float(sol["f"]),
             "nlpsol_s": t1 - t0, "solve_s": t2 - t1, "max_row_residual": residual,
+            # CasADi's evaluation times inside the solve (the rest is the solver's own linear algebra)
+            "hess_s": stats.get("t_wall_nlp_hess_l"), "jac_s": stats.get("t_wall_nlp_jac_g"),
+            "eval_s": sum(v for k, v in stats.items() if k.startswith("t_wall_nlp_")),
             "unknowns": int(nlp["x"].numel())}
 
 
@@ -215,22 +218,38 @@ def best(rows):
 
 
 def table(rows):
-    """Markdown lines: one row per tool, the min over the rounds, the ratio to library GC."""
-    lines = ["| robot | N | tool | status | iterations | J | wall [s] | CPU [s] | per iteration [ms] | "
-             "× gc (wall) | peak RSS [MB] |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    """Markdown lines: one row per tool, the round with the least wall time, the ratios to library GC
+    (wall and CPU); "solve per iteration" is the solver's own time (IPOPT with the function
+    evaluations, fatrop's, BoxFDDP's) over its iterations."""
+    lines = ["| robot | N | tool | status | iterations | J | wall [s] | CPU [s] | solve per iteration [ms] | "
+             "× gc wall | × gc CPU | peak RSS [MB] | compiled steps |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     chosen = best(rows)
     for (robot, N, tool), r in chosen.items():
         gc = chosen.get((robot, N, "gc"), {})
         ok = r.get("status") in OK
         ratio = r["wall_s"] / gc["wall_s"] if ok and gc.get("wall_s") else float("nan")
+        cpu = r["cpu_s"] / gc["cpu_s"] if ok and gc.get("cpu_s") else float("nan")
         its = r.get("iterations")
-        per = 1e3 * r["wall_s"] / its if ok and its else float("nan")
+        solve = r.get("ipopt_s") if tool in LIBRARY else r.get("solve_s")
+        per = 1e3 * solve / its if ok and its and solve else float("nan")
         J = f"{r['objective']:.6f}" if ok and r.get("objective") is not None else "–"
         name = f"library {tool}" if tool in LIBRARY else tool
-        lines.append(f"| {robot} | {N} | {name} | {str(r.get('status'))[:60]} | {its if its is not None else '–'} | "
+        lines.append(f"| {robot} | {N} | {name} | {str(r.get('status'))[:70]} | {its if its is not None else '–'} | "
                      f"{J} | {r.get('wall_s', float('nan')):.2f} | {r.get('cpu_s', float('nan')):.2f} | "
-                     f"{per:.1f} | {ratio:.2f} | {r.get('rss_peak_mb', float('nan')):.0f} |")
+                     f"{per:.1f} | {ratio:.2f} | {cpu:.2f} | {r.get('rss_peak_mb', float('nan')):.0f} | "
+                     f"{'/'.join(map(str, r['native_groups'])) if r.get('native_groups') else '–'} |")
     return lines
+
+
+def run_line(rows, started, commit):
+    """Markdown: when, at which commit, under which load the rows were measured."""
+    loads = [r["load"] for r in rows if "load" in r]
+    rounds = 1 + max((r.get("round", 0) for r in rows), default=0)
+    return (f"Run {started}–{time.strftime('%H:%M', time.gmtime())} UTC at {commit}, {rounds} interleaved "
+            f"round(s), every point a fresh process; the minimum wall time of the rounds (with that round's CPU "
+            f"and memory); load average (1 min) {min(loads, default=float('nan')):.1f}–"
+            f"{max(loads, default=float('nan')):.1f} on the machine's 2 cores.")
 
 
 def main(argv=None):
@@ -253,6 +272,17 @@ def main(argv=None):
         parser.error(f"--steps must be at least 2, got {args.steps}")
     if args.rounds < 1:
         parser.error(f"--rounds must be at least 1, got {args.rounds}")
+    from benchmarks.robots import _spatial_rnea, check_rnea, pinocchio_model
+
+    for robot in args.robots:  # the stage-wise NLP's RNEA against Pinocchio's before any point
+        model = pinocchio_model(robot)
+        mismatch = check_rnea(model, _spatial_rnea(model))
+        print(f"{robot}: SX RNEA against pinocchio.rnea, max relative difference {mismatch:.1e}", file=sys.stderr)
+        if mismatch > 1e-12:
+            raise SystemExit(f"{robot}: the hand-written RNEA differs from pinocchio.rnea by {mismatch:.1e}")
+    started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=HERE.parent).stdout.strip() or "unknown commit"
     rows = []
     for rnd in range(args.rounds):  # interleaved: every tool once per round
         for robot in args.robots:
@@ -261,7 +291,7 @@ def main(argv=None):
                 r.update(robot=robot, N=args.steps, tool=tool, round=rnd, load=os.getloadavg()[0])
                 rows.append(r)
                 print(json.dumps(r), file=sys.stderr, flush=True)
-    publish("robot-tools", table(rows), args.write)
+    publish("robot-tools", table(rows) + ["", run_line(rows, started, commit)], args.write)
     return rows
 
 
