@@ -188,8 +188,9 @@ def croc_problem(robot, N):
     return {"urdf": str(robots.path(robot)), "start": start.tolist(), "target": target.tolist(), "T": T, "N": N}
 
 
-def run_point(tool, robot, N, croc_python):
-    """``tool`` at (``robot``, N) in a fresh process; its JSON figures (``status`` says a failure)."""
+def run_point(tool, robot, N, croc_python, compile_mode="auto"):
+    """``tool`` at (``robot``, N) in a fresh process (the library's compiled evaluation
+    ``PYOMO_MBDYN_COMPILE=compile_mode``); its JSON figures (``status`` says a failure)."""
     root = HERE.parent
     if tool == "crocoddyl":
         if not croc_python or not Path(croc_python).exists():
@@ -200,7 +201,8 @@ def run_point(tool, robot, N, croc_python):
     t0 = time.perf_counter()
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=TIMELIMIT + 120, cwd=root,
-                              env={**os.environ, "PYTHONWARNINGS": "ignore"})
+                              env={**os.environ, "PYTHONWARNINGS": "ignore",
+                                                                     "PYOMO_MBDYN_COMPILE": compile_mode})
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "wall_s": time.perf_counter() - t0}
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
@@ -266,6 +268,10 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--croc-python", default=CROC_PYTHON,
                         help=f"the interpreter with crocoddyl 3.2.0 and pin 3.9.0 (default {CROC_PYTHON})")
+    parser.add_argument("--compile", default="auto", choices=("auto", "never", "always"),
+                        help="the library's compiled evaluation (PYOMO_MBDYN_COMPILE) in the library points")
+    parser.add_argument("--section", default="robot-tools",
+                        help="the marker on benchmarks/pages/robots.md that --write replaces")
     parser.add_argument("--write", action="store_true", help="put the table on benchmarks/pages/robots.md")
     args = parser.parse_args(argv)
     if args.steps < 2:
@@ -281,17 +287,20 @@ def main(argv=None):
         if mismatch > 1e-12:
             raise SystemExit(f"{robot}: the hand-written RNEA differs from pinocchio.rnea by {mismatch:.1e}")
     started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                            cwd=HERE.parent).stdout.strip() or "unknown commit"
+    git = lambda *a: subprocess.run(["git", *a], capture_output=True, text=True, cwd=HERE.parent).stdout.strip()  # noqa: E731
+    commit = git("rev-parse", "--short", "HEAD") or "unknown commit"
+    if git("status", "--porcelain", "--", "pyomo_mbdyn"):
+        commit += " (the working tree: with uncommitted changes to pyomo_mbdyn)"
     rows = []
     for rnd in range(args.rounds):  # interleaved: every tool once per round
         for robot in args.robots:
             for tool in args.tools:
-                r = run_point(tool, robot, args.steps, args.croc_python)
+                r = run_point(tool, robot, args.steps, args.croc_python, args.compile)
                 r.update(robot=robot, N=args.steps, tool=tool, round=rnd, load=os.getloadavg()[0])
                 rows.append(r)
                 print(json.dumps(r), file=sys.stderr, flush=True)
-    publish("robot-tools", table(rows) + ["", run_line(rows, started, commit)], args.write)
+    publish(args.section, table(rows) + ["", run_line(rows, started, commit) +
+                                         f" Library: PYOMO_MBDYN_COMPILE={args.compile}."], args.write)
     return rows
 
 
