@@ -82,8 +82,8 @@ def solve(problem):
                                            crocoddyl.ResidualModelState(state, np.zeros(2 * n), actuation.nu))
 
     running_costs = crocoddyl.CostModelSum(state, actuation.nu)
-    running_costs.addCost("effort", crocoddyl.CostModelResidual(state, crocoddyl.ResidualModelControl(state,
-                                                                                                     actuation.nu)), 1.0)
+    effort_cost = crocoddyl.CostModelResidual(state, crocoddyl.ResidualModelControl(state, actuation.nu))
+    running_costs.addCost("effort", effort_cost, 1.0)
     running_costs.addCost("limits", limits(), LIMIT_WEIGHT)
     terminal_costs = crocoddyl.CostModelSum(state, actuation.nu)
     x_target = np.concatenate([target, np.zeros(n)])

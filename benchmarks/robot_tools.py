@@ -287,7 +287,10 @@ def main(argv=None):
         if mismatch > 1e-12:
             raise SystemExit(f"{robot}: the hand-written RNEA differs from pinocchio.rnea by {mismatch:.1e}")
     started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
-    git = lambda *a: subprocess.run(["git", *a], capture_output=True, text=True, cwd=HERE.parent).stdout.strip()  # noqa: E731
+
+    def git(*words):
+        return subprocess.run(["git", *words], capture_output=True, text=True, cwd=HERE.parent).stdout.strip()
+
     commit = git("rev-parse", "--short", "HEAD") or "unknown commit"
     if git("status", "--porcelain", "--", "pyomo_mbdyn"):
         commit += " (the working tree: with uncommitted changes to pyomo_mbdyn)"
