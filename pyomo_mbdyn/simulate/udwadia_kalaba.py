@@ -21,7 +21,6 @@ requirements — at every instant, and among all such forces the one of least
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
 
 __all__ = ["UKResult", "uk_accelerations", "holonomic_rows", "UdwadiaKalabaSystem", "integrate",
            "gauss_problem"]
@@ -71,6 +70,10 @@ def uk_accelerations(M, Q, A, b, C=None, rcond=1e-12):
     n = M.shape[0]
     if M.shape != (n, n) or Q.shape != (n,) or A.shape[1] != n or A.shape[0] != b.shape[0]:
         raise ValueError(f"uk_accelerations: inconsistent shapes M{M.shape}, Q{Q.shape}, A{A.shape}, b{b.shape}")
+    # imported here, not at module level: scipy after pyomo.environ resolves Pyomo's deferred
+    # scipy import (scipy.stats, sparse, ...), ~1 s on the first model build (issue 48, cold start)
+    from scipy.linalg import cho_factor, cho_solve
+
     factor = cho_factor(M)
     a = cho_solve(factor, Q)
     MiAt = cho_solve(factor, A.T)                     # M⁻¹ Aᵀ
