@@ -13,7 +13,6 @@ import itertools
 import time
 
 import numpy as np
-import pandas as pd
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
@@ -115,6 +114,7 @@ def enumerate_actuators(build, sizes=None, solver="casadi_ipopt", options=None, 
                 if start:
                     perturb_start(model, radius, np.random.default_rng([seed, start]))
                 runs.append({"actuators": kept, "start": start, **_solve_subset(model, solver, options)})
+    import pandas as pd  # here, not at module level: no pandas on a model build (issue 48)
     runs = pd.DataFrame(runs)
     if per_start:
         return runs

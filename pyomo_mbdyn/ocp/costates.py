@@ -33,7 +33,6 @@ costate at the interval midpoints t_{k+½}, so at equal N they differ by O(h²).
 """
 
 import numpy as np
-import pandas as pd
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
@@ -114,6 +113,7 @@ def costate_table(direct, indirect=None):
     lam = costates_from_duals(direct)
     table = direct.interval_table(lam)
     names = list(direct.system.names)
+    import pandas as pd  # here, not at module level: no pandas on a model build (issue 48)
     out = pd.DataFrame({"t": table["t"]}, index=table.index)
     for name in names:
         out[f"u_{name}"] = table[f"u_{name}"]

@@ -11,7 +11,6 @@ discrete gradients and the energy identities are documented (thesis §2.11).
 import logging
 
 import numpy as np
-import pandas as pd
 import pyomo.environ as pyo
 from pyomo.common.config import Bool, ConfigValue, In
 
@@ -311,6 +310,7 @@ class DNCOBlockData(SchemeBlockData):
         for con in self.component_data_objects(pyo.Constraint, active=True, descend_into=False):
             k = con.index()[0]
             residual[k] = max(residual[k], abs(expression_value(con.body, memo) - pyo.value(con.upper)))
+        import pandas as pd  # here, not at module level: no pandas on a model build (issue 48)
         return pd.DataFrame({"t": t, "T": T, "V": V, "H": T + V, "W": W, "E": T + V + W,
                              "constraint_residual": residual}, index=pd.RangeIndex(N + 1, name="k"))
 
@@ -337,6 +337,7 @@ class DNCOBlockData(SchemeBlockData):
         for j, name in enumerate(system.names):
             data[f"lam_p_{name}"] = lam[:, system.n + j]
         data["Hd"] = Hd
+        import pandas as pd  # here, not at module level: no pandas on a model build (issue 48)
         return pd.DataFrame(data, index=pd.RangeIndex(N, name="k"))
 
 

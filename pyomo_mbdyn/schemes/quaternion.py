@@ -12,7 +12,6 @@ motion in the system's director coordinates, like the other schemes.
 
 import numpy as np
 import pyomo.environ as pyo
-from scipy.spatial.transform import Rotation
 
 from ..errors import ConfigurationError, InputTypeError
 from ..discretization.quaternion import QuaternionTop, director_trajectory, quaternion_residuals
@@ -29,6 +28,7 @@ def quaternion_state(top, q, v):
     """(𝔮, 𝔭) of a director configuration and velocity of the top's body."""
     d = np.asarray(q, float)[3:12].reshape(3, 3)  # rows d_i
     R = d.T  # columns d_i: body axes to space
+    from scipy.spatial.transform import Rotation  # here: no scipy on a model build (issue 48)
     x, y, z, w = Rotation.from_matrix(R).as_quat()
     quat = np.array([w, x, y, z])
     omega = np.asarray(top.body.twist(q, v), float)[3:6]
