@@ -178,3 +178,26 @@ def test_a_reader_that_leaves_early_is_no_internal_error(tmp_path):
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 1
     assert "internal error" not in err and "Traceback" not in err, err
+
+
+def test_the_console_script_reports_its_import_and_wall_time_and_they_add_up(tmp_path):
+    """`pyomo-mbdyn run --json` as a user starts it: the phases it times are disjoint parts of
+    its wall time (import, build, solve; the rest is evaluation), none negative; run as a
+    module (no console script) the import time is unknown and says so (null)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYOMO_MBDYN_COMPILE": "never"}
+    script = os.path.join(os.path.dirname(sys.executable), "pyomo-mbdyn")
+    out = subprocess.run([script, "run", "particle", "--json"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=300)
+    result = json.loads(out.stdout)
+    assert out.returncode == 0, out.stderr
+    parts = [result[k] for k in ("import_seconds", "build_seconds", "solve_seconds")]
+    assert all(p >= 0 for p in parts) and result["solver_seconds"] <= result["solve_seconds"]
+    assert sum(parts) <= result["wall_seconds"]
+    out = subprocess.run([sys.executable, "-m", "pyomo_mbdyn.cli", "run", "particle", "--json"], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=300)
+    result = json.loads(out.stdout)
+    assert result["import_seconds"] is None and result["wall_seconds"] is None

@@ -4,9 +4,16 @@ The names are a contract (see ARCHITECTURE.md).  ``run MODEL`` builds the
 model, solves it through ``SolverFactory`` and prints the result as a table,
 or with ``--json`` as one JSON object with the keys ``model, scheme, steps,
 solver, status, objective, n_variables, n_constraints, n_equalities,
-n_inequalities, iterations, build_seconds, solve_seconds,
-constraint_residual, horizon`` and, where they apply,
-``energy_balance_error, momentum_error, hamiltonian_drift``.  Counts are of
+n_inequalities, iterations, import_seconds, build_seconds, solve_seconds,
+wall_seconds, constraint_residual, horizon`` and, where they apply,
+``energy_balance_error, momentum_error, hamiltonian_drift``.  The times are wall
+seconds: ``import_seconds`` from the console script's start (after Python's own
+start-up, about 20 ms) until the command line is ready — the package, Pyomo,
+NumPy, CasADi; ``null`` when run as ``python -m pyomo_mbdyn.cli`` — then
+``build_seconds`` (the model), ``solve_seconds`` (translation and solver; its part
+inside IPOPT/Bonmin is ``solver_seconds``), and ``wall_seconds`` from the same start
+until the result is printed: what is left of it after import, build and solve is
+the evaluation (diagnostics, the model's ``evaluate``) and any files written.  Counts are of
 the solved model: free variables (variable bounds, e.g. torque limits, are
 not rows), active constraints, split into equality rows and inequality rows
 (a row with lower and upper bound counts once); ``horizon`` is the final
@@ -42,6 +49,7 @@ none did.
 import argparse
 import json
 import sys
+import time
 
 from .._version import __version__
 from ..studies.run import run_model, solve_model  # noqa: F401
@@ -160,6 +168,9 @@ def _cmd_run(args):
         except Exception as err:  # the solve stands, as after a --plot failure
             failed = f"--html {args.html}: {type(err).__name__}: {err}"
             plot_error = failed if plot_error is None else f"{plot_error}; {failed}"
+    started = getattr(sys.modules.get("_pyomo_mbdyn_launch"), "STARTED", None)
+    result["import_seconds"] = None if started is None else _READY[0] - started
+    result["wall_seconds"] = None if started is None else time.perf_counter() - started
     if args.json:
         if args.plot is not None:
             result["figures"] = figures
@@ -339,6 +350,9 @@ def build_parser():
     return parser
 
 
+_READY = [None]  # perf_counter() when main() began
+
+
 def main(argv=None):
     """Run the command line; the exit status (see :data:`EXIT_BAD_REQUEST` and its neighbours).
 
@@ -350,6 +364,7 @@ def main(argv=None):
 
     from ..errors import MbdynError
 
+    _READY[0] = time.perf_counter()  # the command line is imported: import_seconds ends here
     argv = sys.argv[1:] if argv is None else list(argv)
     wants_json = "--json" in argv
     command = next((a for a in argv if not a.startswith("-")), None)
