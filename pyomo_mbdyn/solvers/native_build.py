@@ -7,7 +7,7 @@ the background process starts in a fraction of a second without the package.
 
 ``build(folder, key, cc, flags, library, lock=None)`` reads the Functions
 ``folder/<name>.casadi`` (saved by ``Function.save``; ``names`` as
-:func:`pyomo_mbdyn.solvers.compiled._names`), writes their C into ``folder``,
+:func:`names`), writes their C into ``folder``,
 compiles it into ``folder/<key>.so`` and renames that onto ``library`` (a
 reader sees no library or the whole one); ``folder`` and ``lock`` are removed
 at the end whatever happens.  Returns ``None`` or the compiler's error text.
