@@ -108,14 +108,15 @@ class MultibodySystem(ConstrainedSystem):
     def from_urdf(cls, source, fixed="lump", **options):
         """A robot read from a URDF file or text (:mod:`pyomo_mbdyn.mechanics.urdf`).
 
-        The root link is welded to the world; revolute/continuous → :class:`Revolute`,
+        The root link is welded to the world (``floating_base=True``: a free rigid body, gravity
+        off unless given); revolute/continuous → :class:`Revolute`,
         prismatic → :class:`Prismatic`, planar → :class:`Planar`, floating → a free body,
         fixed → the child lumped into its parent (parallel-axis theorem; ``fixed="keep"``:
         a :class:`Fixed` joint).  Bodies are named after links (``<link>_link`` where a
         link shares a joint's name), joints after URDF joints;
         ``system.urdf_limits`` holds each joint's limits, ``system.urdf_links`` the body
         of each link.  Options (``gravity``, ``actuated``, ``damping``, ``name``,
-        ``lock``: joints held at a value):
+        ``lock``: joints held at a value, ``floating_base``):
         :func:`~pyomo_mbdyn.mechanics.urdf.build_from_urdf`.
 
         >>> from pyomo_mbdyn import robots

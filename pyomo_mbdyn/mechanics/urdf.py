@@ -36,7 +36,10 @@ by the parent; :mod:`pyomo_mbdyn.discretization.charts`).
 - ``floating`` → no joint: the child is a free root body (6 twist coordinates).
 
 The URDF's root link is welded to the world (the ground): it and every link fixed
-to it do not move, as in Pinocchio's ``buildModelFromXML`` without a root joint.
+to it do not move, as in Pinocchio's ``buildModelFromXML`` without a root joint.  With
+``floating_base=True`` it is instead a free rigid body (the root link and every link fixed
+to it, lumped), as Pinocchio's model with a ``JointModelFreeFlyer`` root: a space robot,
+whose gravity then defaults to zero.
 Joints keep the URDF joint names; bodies are named after their (first) link, except that
 URDF keeps links and joints in two namespaces and the library has one: a link whose name is
 also a URDF joint's (the SO-100's link and joint ``gripper``) or ``"ground"`` gives the body
@@ -443,8 +446,8 @@ def _body_names(keys, links, joints):
     return names
 
 
-def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), actuated=True,
-                    damping=False, name=None, lock=None):
+def build_from_urdf(source, fixed="lump", *, cls, gravity=None, actuated=True,
+                    damping=False, name=None, lock=None, floating_base=False):
     """Read a URDF into a :class:`~pyomo_mbdyn.mechanics.MultibodySystem` (see the module text).
 
     Parameters
@@ -455,8 +458,9 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
         ``"lump"`` (default, as Pinocchio): a fixed joint's child link is merged into its
         parent body by the parallel-axis theorem; ``"keep"``: it stays a body welded by a
         :class:`~pyomo_mbdyn.mechanics.Fixed` joint (massless links are still merged).
-    gravity : 3 numbers
-        Default ``(0, 0, -9.81)`` (URDF's z is up).
+    gravity : 3 numbers, optional
+        Default ``(0, 0, -9.81)`` (URDF's z is up) for a welded base, ``(0, 0, 0)`` for a
+        floating base (a robot in orbit); give it to turn gravity on for a floating base.
     actuated : bool
         Actuate every revolute, continuous and prismatic joint (default True).
     damping : bool
@@ -473,19 +477,32 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
         ``urdf_limits`` entry; its ``<mimic>``, if any, is not read (lock the joint it
         follows at the consistent value).  Unknown names, other joint types, non-finite
         values and values outside the joint's URDF position limits are refused by name.
+    floating_base : bool
+        ``False`` (default): the root link is welded to the world.  ``True``: the root link
+        (with every link fixed to it) is a free rigid body in natural coordinates — position of
+        its centre of mass and three directors, as the satellites' main body — with its URDF
+        inertia; its twist (``<base>.vx … <base>.wz``: the centre of mass's velocity and the
+        angular velocity, world axes) comes first in ``ν`` and is not actuated (a free-floating
+        robot moves by its joints; ``system.actuate(base)`` drives the base).  Refused by name:
+        a root link called ``world`` (the URDF welds or joints the robot to the world: remove
+        that link and its joint), and a root body without mass.
 
     Returns
     -------
     MultibodySystem
         with the extra attributes ``urdf_limits`` (``{joint: JointLimits}``),
-        ``urdf_links`` (``{link: body name or "ground"}``) and ``urdf_locked``
-        (``{joint: value}``).
+        ``urdf_links`` (``{link: body name or "ground"}``), ``urdf_locked``
+        (``{joint: value}``) and ``floating_base`` (the free root body's name, or None).
     """
     if fixed not in ("lump", "keep"):
         raise ConfigurationError(f"from_urdf: fixed must be 'lump' or 'keep', got {fixed!r}")
     for option, value in (("actuated", actuated), ("damping", damping)):
         if not isinstance(value, bool):
             raise ConfigurationError(f"from_urdf: {option} must be True or False, got {value!r}")
+    if not isinstance(floating_base, bool):
+        raise ConfigurationError(f"from_urdf: floating_base must be True or False, got {floating_base!r}")
+    if gravity is None:
+        gravity = (0.0, 0.0, 0.0) if floating_base else (0.0, 0.0, -9.81)
     if name is not None and (not isinstance(name, str) or not name):
         raise ConfigurationError(f"from_urdf: name must be a non-empty string, got {name!r}")
     lock = _lock_values(lock)
@@ -569,8 +586,14 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
         raise AssemblyError(f"from_urdf: the links must form one tree; roots (links without a parent): "
                             f"{roots or 'none (a cycle)'}")
 
-    # depth-first: world poses at joint coordinates zero and the body of every link
     base = roots[0]  # body_of maps a link to the first link of its body (base: the welded ground)
+    if floating_base and base.lower() == "world":
+        below = ", ".join(f"{joints[j]['type']} joint {j!r} to {joints[j]['child']!r}" for j in children[base])
+        raise ConfigurationError(
+            f"from_urdf(floating_base=True): the root link is {base!r}, the world itself ({below or 'no joint'}); "
+            f"a floating base is the robot's own root link: remove the link {base!r} and its joint, or read the "
+            f"URDF with floating_base=False")
+    # depth-first: world poses at joint coordinates zero and the body of every link
     pose = {base: (np.eye(3), np.zeros(3))}
     body_of = {base: base}
     order, stack = [], list(reversed(children[roots[0]]))
@@ -595,10 +618,10 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
         j = joints[jname]
         if body_of[j["child"]] == j["child"]:
             moving_into[j["child"]] = jname
-    body_name = _body_names([b for b in members if b != base], links, joints)
+    body_name = _body_names([b for b in members if b != base or floating_base], links, joints)
     bodies = {}
     for bname, group in members.items():
-        if bname == base:
+        if bname == base and not floating_base:
             continue
         parts = []
         for lname in group:
@@ -607,7 +630,11 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
                 R, p = pose[lname]
                 parts.append((m, p + R @ c, R @ J @ R.T))
         m, c, J = lump_inertia(parts)
-        carrier = moving_into[bname]
+        if bname == base and m == 0.0:
+            lumped = f" (nor the links fixed to it: {group[1:]})" if len(group) > 1 else ""
+            raise AssemblyError(f"from_urdf(floating_base=True): the root link {base!r} has no mass{lumped}: a "
+                                f"floating base is a free body and needs an <inertial> with a mass and an inertia")
+        carrier = moving_into.get(bname)
         if m == 0.0:
             onward = [jn for lname in group for jn in children[lname] if body_of[joints[jn]["child"]] != bname]
             if onward:
@@ -622,6 +649,7 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
             body = RigidBody(body_name[bname], m, inertia=J, position=c, directors=np.eye(3), points=points)
         except ConfigurationError as exc:
             lumped = f" (with the lumped links {group[1:]})" if len(group) > 1 else ""
+            lumped += " (the floating base)" if bname == base else ""
             raise ConfigurationError(f"URDF link {bname!r}{lumped}: {exc}") from None
         bodies[bname] = body
 
@@ -633,7 +661,7 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
         child = body_of[j["child"]]
         if child != j["child"] or j["type"] == "floating":
             continue  # lumped, or a free root body
-        parent = GROUND if body_of[j["parent"]] == base else bodies[body_of[j["parent"]]]
+        parent = GROUND if body_of[j["parent"]] == base and not floating_base else bodies[body_of[j["parent"]]]
         Rc, pc = pose[j["child"]]
         kind = {"revolute": Revolute, "continuous": Revolute, "prismatic": Prismatic,
                 "planar": Planar, "fixed": Fixed}[j["type"]]
@@ -650,6 +678,8 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=(0.0, 0.0, -9.81), act
             if damping and limits[joint.name].damping > 0:
                 system.add_friction(joint, limits[joint.name].damping)
     system.urdf_limits = limits
-    system.urdf_links = {lname: "ground" if body_of[lname] == base else body_name[body_of[lname]] for lname in links}
+    welded = None if floating_base else base
+    system.urdf_links = {lname: "ground" if body_of[lname] == welded else body_name[body_of[lname]] for lname in links}
+    system.floating_base = body_name[base] if floating_base else None
     system.urdf_locked = {jname: lock[jname] for jname in joints if jname in lock}
     return system
