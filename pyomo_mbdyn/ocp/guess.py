@@ -25,7 +25,7 @@ from ..discretization import chart, chart_coordinates
 from ..discretization.common import numeric_kinematics
 from ..trajectory import Trajectory
 
-__all__ = ["interpolated_trajectory", "refined_trajectory", "perturb_start", "perturb_chart", "PROFILES"]
+__all__ = ["interpolated_trajectory", "path_trajectory", "refined_trajectory", "perturb_start", "perturb_chart", "PROFILES"]
 
 #: time profiles s(τ) on [0, 1] with s(0) = 0, s(1) = 1
 PROFILES = {
@@ -177,6 +177,25 @@ def _steps(steps, what):
             or not float(steps).is_integer() or steps < 1:
         raise ConfigurationError(f"{what}: steps must be a whole number ≥ 1, got {steps!r}")
     return int(steps)
+
+
+def path_trajectory(system, h, theta, contravariant=True):
+    """A :class:`~pyomo_mbdyn.trajectory.Trajectory` through given chart coordinates: ``theta``
+    (N+1 rows, one per node, ``system.velocities`` columns; see
+    :func:`~pyomo_mbdyn.discretization.chart`), nodes ``q(θ_k)``, node velocities from the
+    midpoint recursion ``v_{k+1} = 2(q_{k+1} − q_k)/h − v_k`` from rest, forces split exactly as
+    in :func:`interpolated_trajectory` — a start for a motion that is no straight line in the
+    chart (e.g. a loop of an arm's joints that turns a floating base).  Trees only."""
+    h = _step_size(h, "path_trajectory")
+    check_numeric(theta, "path_trajectory: theta", "chart coordinates (numbers), one row per node")
+    theta = np.asarray(theta, float)
+    if system.has_loops:
+        raise ConfigurationError("path_trajectory: a system with closed loops; use interpolated_trajectory")
+    if theta.ndim != 2 or theta.shape[0] < 2 or theta.shape[1] != system.n_velocities \
+            or not np.all(np.isfinite(theta)):
+        raise ConfigurationError(f"path_trajectory: theta must be finite, (N+1) × {system.n_velocities} "
+                                 f"(N ≥ 1 steps; columns {list(system.velocities)}), got shape {theta.shape}")
+    return _chart_trajectory(system, h, theta, contravariant)
 
 
 def _loop_trajectory(system, h, theta_independent, q_initial, contravariant):

@@ -207,8 +207,14 @@ class OptimalControlProblem(Bounds):
         for k in range(3):
             self.block.final_position.add(position[k] == float(target[k]))
 
-    def fix_final_orientation(self, body, R_target=np.eye(3), exclude_half_turns=False):
+    def fix_final_orientation(self, body, R_target=np.eye(3), exclude_half_turns=False, relative=False):
         """skew(R_targetᵀ R_N) = 0 with R_N = [d_1 d_2 d_3] at t_N (three regular rows).
+
+        ``relative=True``: ``R_target`` is the body's rotation from its reference configuration
+        (``system.q0``), i.e. the rows state ``R_N = R_target D_0`` with ``D_0`` the reference
+        directors.  A body read from URDF has its principal axes as directors, which may lie a
+        half turn from the world axes (the space robot's satellite: D_0 ≈ diag(1, −1, −1)), so a
+        small turn of such a body is stated relative, never as ``R_N = R_target``.
 
         The skew part also vanishes when R_N differs from R_target by a half
         turn (π about any axis), and there its Jacobian has rank 2.  When the
@@ -223,6 +229,12 @@ class OptimalControlProblem(Bounds):
         if not b.has_orientation:
             raise ConfigurationError(f"fix_final_orientation: {b} has no orientation (a point mass)")
         R_target = _rotation_matrix(R_target, f"fix_final_orientation of {body!r}: R_target")
+        if not isinstance(relative, bool):
+            raise ConfigurationError(f"fix_final_orientation: relative must be True or False, got {relative!r}")
+        if relative:
+            system = self.dyn.system
+            D0 = np.column_stack(b.directors(system.body_coordinates(system.q0, b.name))).astype(float)
+            R_target = R_target @ D0
         q = self._final_q(body)
         d = [q[3:6], q[6:9], q[9:12]]
         R = np.array([[d[j][i] for j in range(3)] for i in range(3)], dtype=object)
@@ -285,6 +297,47 @@ class OptimalControlProblem(Bounds):
         self._check_reachable("fix_final_configuration", target=target)  # velocity limits applied before
         dyn.state_final_configuration(theta, self)
         self._final_coordinates = target
+
+    def fix_final_joints(self, joint_angles):
+        """Some joint coordinates at t_N, the others free: ``ocp.final_joint[name]``,
+        ``θ_N[name] = value`` on :meth:`joint_coordinates` (rad, m; measured from
+        ``system.q0`` as there, turns included).
+
+        For a robot on a free base (``from_urdf(..., floating_base=True)``) the arm's final
+        pose while the base ends wherever its momentum takes it; where every coordinate is
+        given, :meth:`fix_final_configuration` states the scheme's regular form instead.
+        ``joint_angles``: a dict by coordinate (``"elbow.angle"``) or by joint with one
+        coordinate.  Unknown joints, coordinates the block cannot express as joint
+        coordinates (e.g. a free body's rotation in the increment forms), non-finite values
+        and a second call naming the same coordinate are :class:`ConfigurationError`.
+        """
+        from .kinematics import joint_dofs
+
+        dyn = self.dyn
+        if not isinstance(joint_angles, dict) or not joint_angles:
+            raise ConfigurationError(f"fix_final_joints: expected a non-empty dict {{joint or coordinate: value}}, "
+                                     f"got {joint_angles!r}")
+        values = {}
+        for key, value in joint_angles.items():
+            dofs = joint_dofs(dyn.system, key, "fix_final_joints")
+            if len(dofs) != 1:
+                raise ConfigurationError(f"fix_final_joints: joint {key!r} has the coordinates {dofs}; give each by name")
+            values[dofs[0]] = _finite_vector([value], 1, f"fix_final_joints: the value of {key!r}")[0]
+        theta = self.joint_coordinates()
+        missing = [name for name in values if (dyn.nodes.last(), name) not in theta]
+        if missing:
+            raise ConfigurationError(f"fix_final_joints: the {dyn.scheme} block's {dyn.configuration_form} form "
+                                     f"has no joint coordinate for {missing}; it has {sorted({n for _, n in theta})}")
+        existing = self.block.component("final_joint")
+        if existing is None:
+            self.block.final_joint = pyo.Constraint(pyo.Any)
+            existing = self.block.final_joint
+        again = [name for name in values if name in existing]
+        if again:
+            raise ConfigurationError(f"fix_final_joints: {again} already fixed at t_N")
+        last = dyn.nodes.last()
+        for name, value in values.items():
+            existing[name] = theta[last, name] == float(value)
 
     def joint_coordinates(self):
         """The joint coordinates at the nodes, ``ocp.joint_coordinate[k, name]`` (rad, m).
