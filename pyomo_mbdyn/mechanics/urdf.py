@@ -632,8 +632,13 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=None, actuated=True,
         m, c, J = lump_inertia(parts)
         if bname == base and m == 0.0:
             lumped = f" (nor the links fixed to it: {group[1:]})" if len(group) > 1 else ""
+            kept = [joints[jn]["child"] for jn in children[base]
+                    if joints[jn]["type"] == "fixed" and body_of[joints[jn]["child"]] != base]
+            hint = (f"; with fixed='keep' the links fixed to it ({', '.join(map(repr, kept))}) stay bodies of "
+                    f"their own: read it with fixed='lump' to make them the base") if kept else ""
             raise AssemblyError(f"from_urdf(floating_base=True): the root link {base!r} has no mass{lumped}: a "
-                                f"floating base is a free body and needs an <inertial> with a mass and an inertia")
+                                f"floating base is a free body and needs an <inertial> with a mass and an "
+                                f"inertia{hint}")
         carrier = moving_into.get(bname)
         if m == 0.0:
             onward = [jn for lname in group for jn in children[lname] if body_of[joints[jn]["child"]] != bname]

@@ -280,3 +280,11 @@ def test_a_root_without_mass_is_refused():
 def test_unknown_locked_joints_are_named_with_a_floating_base():
     with pytest.raises(ConfigurationError, match=r"lock: no URDF joint named 'elbow', 'nope'"):
         MultibodySystem.from_urdf(robots.path("space_robot"), floating_base=True, lock={"nope": 0.0, "elbow": 0.1})
+
+
+def test_a_massless_root_with_kept_fixed_joints_names_the_cause():
+    """fixed="keep" leaves the 5 kg chassis fixed to the massless root a body of its own, so the
+    floating base has no mass: the error says so and points to fixed="lump" (which works)."""
+    with pytest.raises(AssemblyError, match=r"no mass.*fixed='keep'.*'chassis'.*fixed='lump'"):
+        MultibodySystem.from_urdf(MASSLESS_ROOT, floating_base=True, fixed="keep")
+    assert MultibodySystem.from_urdf(MASSLESS_ROOT, floating_base=True).bodies["frame"].mass == 5.0
