@@ -54,8 +54,10 @@ report = system.validate()
 # pose and the satellite turned by 0.1 rad about z, in T = 4 s with least effort
 # J = h Σ ½|u|² within the URDF's joint, velocity and effort limits.  The arm must loop
 # through its joint space (a closed loop of joint angles that leaves the base turned: the
-# nonholonomic, geometric-phase manoeuvre).  REM with N = 25 steps (and `gc` for the
-# comparison below):
+# nonholonomic, geometric-phase manoeuvre).  IPOPT starts from a loop of joints 1 and 4
+# (extend, turn, retract, turn back), which the model turns into a consistent trajectory with
+# `pyomo_mbdyn.ocp.path_trajectory`.  REM with N = 25 steps (and `gc` for the comparison
+# below):
 
 # %%
 N = 25
