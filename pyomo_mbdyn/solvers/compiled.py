@@ -27,7 +27,13 @@ When to compile (``SolverFactory('casadi_ipopt', compiled=MODE)``, the solver's
     a background process (detached: it finishes even if this process ends) and
     solve this time with the interpreter.  Compiling the Panda's GC step takes
     about 8 s of one core and saves about 1.2 s per solve, so the first solve
-    should not wait for it, and every later one has it.
+    should not wait for it, and every later one has it.  One compiler at a time per
+    cache folder (the slot ``compile.slot``, an exclusive ``flock`` the background
+    process holds while it works): while it is taken, other solves interpret and start
+    nothing — a sweep over N or schemes of a large model started one compiler per family
+    (measured: four ``cc1`` at 4–7 GB each, 30 minutes, on the space robot).  A step of
+    more than :data:`AUTO_MAX_INSTRUCTIONS` is not compiled by ``auto`` (its compile
+    time and memory grow faster than its size); ``"always"`` compiles it.
 ``"always"``
     compile now if the library is not cached (the solve waits), then use it;
 ``"never"``
@@ -55,7 +61,7 @@ import casadi as ca
 from ..errors import ConfigurationError
 from . import native_build
 
-__all__ = ["MODES", "AUTO_MIN_INSTRUCTIONS", "FLAGS", "CACHE_LIMIT", "cache_folder", "compiler", "prune", "resolve_mode",
+__all__ = ["MODES", "AUTO_MIN_INSTRUCTIONS", "AUTO_MAX_INSTRUCTIONS", "SLOT", "FLAGS", "CACHE_LIMIT", "cache_folder", "compiler", "prune", "resolve_mode",
            "native", "launch"]
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
@@ -65,6 +71,11 @@ MODES = ("auto", "always", "never")
 #: ``"auto"`` compiles steps whose Hessian has at least this many SX instructions
 #: (benchmarks/pages/compiled.md: below it a solve spends little in the step)
 AUTO_MIN_INSTRUCTIONS = 20_000
+#: ... and at most this many: the Panda's lobatto_gc step (551 340) compiles in 117 s; the space
+#: robot's gc (884 885) and lobatto_gc (1 550 841) steps took over 30 minutes and 4–7 GB each
+AUTO_MAX_INSTRUCTIONS = 600_000
+#: the file whose exclusive lock a background compile holds (one compiler per cache folder)
+SLOT = "compile.slot"
 #: the compiler's flags: ``-Og`` evaluates these straight-line functions as fast as ``-O1`` and
 #: ``-O2`` and compiles faster (the Panda's GC step: 8.3 s, against 10.2 s and 68 s; ``-O0``
 #: compiles in 4.9 s but evaluates 4× slower)
@@ -198,7 +209,7 @@ def native(F, J, H, mode, pending=None):
             _note_once(f"pyomo_mbdyn: could not load the compiled step {library} ({str(err)[:200]}); "
                        "compiling it again")
             _remove(library)
-    if mode == "auto" and H.n_instructions() < AUTO_MIN_INSTRUCTIONS:
+    if mode == "auto" and not AUTO_MIN_INSTRUCTIONS <= H.n_instructions() <= AUTO_MAX_INSTRUCTIONS:
         return F, J, H
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -212,6 +223,8 @@ def native(F, J, H, mode, pending=None):
         if error is None:
             return (F, *_load(key, library))
         _note_once(f"pyomo_mbdyn: {cc} failed on the step functions ({error[:300]}): they are interpreted")
+        return F, J, H
+    if slot_taken(folder):  # another process compiles: interpret, start nothing (module docstring)
         return F, J, H
     job = _background_job(key, J, H, cc, folder, library)
     if job is not None:
@@ -229,10 +242,32 @@ def launch(jobs):
     several compilers beside the solve."""
     if not jobs:
         return
+    slot = os.path.join(os.path.dirname(jobs[0][3]), SLOT)
     args = [part for job in jobs for part in job]
-    subprocess.Popen([sys.executable, native_build.__file__, *args],
+    subprocess.Popen([sys.executable, native_build.__file__, slot, *args],
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                      start_new_session=True)
+
+
+def slot_taken(folder):
+    """True while a background compile holds the cache folder's slot (:data:`SLOT`)."""
+    try:
+        import fcntl
+    except ImportError:  # no flock (not POSIX): no machine-wide limit
+        return False
+    try:
+        fd = os.open(os.path.join(folder, SLOT), os.O_CREAT | os.O_RDWR, 0o600)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
 
 
 def _background_job(key, J, H, cc, folder, library):
@@ -244,8 +279,8 @@ def _background_job(key, J, H, cc, folder, library):
         fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
     except FileExistsError:
         try:
-            if time.time() - os.path.getmtime(lock) < STALE_LOCK:
-                return None  # another process compiles it
+            if slot_taken(folder) or time.time() - os.path.getmtime(lock) < STALE_LOCK:
+                return None  # another process compiles it (or is about to take the slot)
             os.remove(lock)
             fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except OSError:

@@ -52,13 +52,37 @@ def build(folder, key, cc, flags, library, lock=None):
                 pass
 
 
-if __name__ == "__main__":  # (folder key cc library lock "flags") per build, one after the other
+def _take_slot(path):
+    """The exclusive lock of the cache folder's slot (one compiler per folder), or None if
+    another process holds it (then this one builds nothing)."""
+    try:
+        import fcntl
+    except ImportError:
+        return -1
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+if __name__ == "__main__":  # slot, then (folder key cc library lock "flags") per build, one after the other
     try:
         os.nice(10)  # behind the solve that started it
     except OSError:
         pass
-    args, failed = sys.argv[1:], 0
+    slot, args, failed = sys.argv[1], sys.argv[2:], 0
+    held = _take_slot(slot)  # kept until the process ends
     for i in range(0, len(args) - 5, 6):
         folder, key, cc, library, lock, flags = args[i:i + 6]
+        if held is None:  # another compiler runs: leave the families to a later solve
+            shutil.rmtree(folder, ignore_errors=True)
+            try:
+                os.remove(lock)
+            except OSError:
+                pass
+            continue
         failed += build(folder, key, cc, flags.split(), library, lock) is not None
     sys.exit(1 if failed else 0)

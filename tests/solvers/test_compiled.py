@@ -195,3 +195,47 @@ def test_a_cache_folder_others_may_write_to_is_not_used(cache, monkeypatch, capl
 def test_the_cache_folder_is_created_private(cache):
     translate(three_link_arm.build("rem", steps=6), compiled="always")
     assert cache.stat().st_mode & 0o077 == 0
+
+
+def test_one_compiler_at_a_time_and_none_for_huge_steps(cache, monkeypatch):
+    """While a compile holds the cache folder's slot, an auto translation interprets and starts
+    nothing (a sweep over a large model started one 4–7 GB compiler per family); a step above
+    AUTO_MAX_INSTRUCTIONS is never compiled by auto."""
+    import fcntl
+
+    m = three_link_arm.build("gc", steps=6)
+    monkeypatch.setattr(compiled, "AUTO_MIN_INSTRUCTIONS", 0)
+    cache.mkdir(mode=0o700)
+    fd = os.open(cache / compiled.SLOT, os.O_CREAT | os.O_RDWR, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # a compile in another process
+    try:
+        assert compiled.slot_taken(str(cache))
+        translate(m, compiled="auto")
+        time.sleep(0.5)
+        assert sorted(os.listdir(cache)) == [compiled.SLOT]  # no family lock, no build folder, no process
+    finally:
+        os.close(fd)
+    assert not compiled.slot_taken(str(cache))
+    monkeypatch.setattr(compiled, "AUTO_MAX_INSTRUCTIONS", 0)
+    translate(m, compiled="auto")
+    time.sleep(0.5)
+    assert sorted(os.listdir(cache)) == [compiled.SLOT] and not compiled._LOADED
+
+
+def test_a_background_build_that_finds_the_slot_taken_builds_nothing(tmp_path):
+    import fcntl
+    import subprocess
+    import sys
+
+    slot, folder, lock = tmp_path / "compile.slot", tmp_path / ".build", tmp_path / "k.lock"
+    folder.mkdir()
+    lock.write_text("")
+    fd = os.open(slot, os.O_CREAT | os.O_RDWR, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        done = subprocess.run([sys.executable, native_build.__file__, str(slot), str(folder), "k", "cc",
+                               str(tmp_path / "k.so"), str(lock), "-Og"], timeout=60)
+    finally:
+        os.close(fd)
+    assert done.returncode == 0
+    assert not folder.exists() and not lock.exists() and not (tmp_path / "k.so").exists()
