@@ -57,24 +57,9 @@ def _error_series(p, L, s_p, s_L):
 
 def library_momentum(system, q, v):
     """Per node: total p, L (about the origin) and the scales, as ``diagnostics.momentum_errors``."""
-    masses = {name: body.mass for name, body in system.bodies.items()}
-    offsets = system.layout["offsets"]
-    total = sum(masses.values())
-    P, L, s_p, s_L = [], [], 0.0, 0.0
-    for qk, vk in zip(q, v):
-        qk, vk = np.asarray(qk, float), np.asarray(vk, float)
-        c = sum(masses[n] * qk[offsets[n]][:3] for n in masses) / total
-        pk, Lk, sp, sL = np.zeros(3), np.zeros(3), 0.0, 0.0
-        for name, body in system.bodies.items():
-            s = offsets[name]
-            pb = np.asarray(body.linear_momentum(vk[s]), float)
-            Lb = np.asarray(body.angular_momentum(qk[s], vk[s]), float)
-            pk, Lk = pk + pb, Lk + Lb
-            sp, sL = sp + np.linalg.norm(pb), sL + np.linalg.norm(Lb - np.cross(c, pb))
-        P.append(pk)
-        L.append(Lk)
-        s_p, s_L = max(s_p, sp), max(s_L, sL)
-    return np.array(P), np.array(L), s_p, s_L
+    from pyomo_mbdyn.diagnostics import momentum_series
+
+    return momentum_series(system, q, v)
 
 
 def pinocchio_momentum(model, Q, V):
