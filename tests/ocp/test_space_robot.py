@@ -128,6 +128,7 @@ def test_reach_puts_the_flange_at_its_point_with_everything_at_rest():
     ({"target": (1, 2)}, "the 7 arm joint angles"),
     ({"horizon": -1.0}, "horizon must be positive"),
     ({"scheme": "rattle"}, "rattle"),
+    ({"initial": "tumble"}, "initial must be 'auto', 'guess' or one of"),
 ])
 def test_bad_options_are_named(options, match):
     with pytest.raises(ConfigurationError, match=match):
