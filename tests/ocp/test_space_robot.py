@@ -82,7 +82,7 @@ def _solved(scheme, steps, **options):
 
 @pytest.fixture(scope="module")
 def arm_optima():
-    return {scheme: _solved(scheme, 20) for scheme in ("rem", "bem")}
+    return {scheme: _solved(scheme, 12) for scheme in ("rem", "bem")}
 
 
 def test_rem_and_bem_reach_the_same_optimum_with_the_momentum_kept(arm_optima):
@@ -107,13 +107,13 @@ def test_the_arm_ends_in_its_target_pose_at_rest(arm_optima):
 
 
 def test_dmocc_keeps_the_momentum_of_the_optimal_motion():
-    _, ev = _solved("dmocc", 20)
+    _, ev = _solved("dmocc", 12)
     assert ev["momentum_error"] <= 1e-10
 
 
 def test_reach_puts_the_flange_at_its_point_with_everything_at_rest():
     point = (0.1, 0.45, 1.05)
-    m, ev = _solved("rem", 20, case="reach", point=point)
+    m, ev = _solved("rem", 12, case="reach", point=point)
     np.testing.assert_allclose(ev["flange_position"], point, atol=1e-8)
     assert ev["momentum_error"] <= 1e-10
     system, tr = m.dyn.system, m.dyn.trajectory()
@@ -149,7 +149,7 @@ def test_fix_final_joints_names_what_it_cannot_fix():
 
 def test_attitude_manoeuvre_turns_the_base_with_the_arm_back_at_rest():
     """Issue 49's case b: only the arm acts, it ends where it started, and the base has turned."""
-    m, ev = _solved("rem", 20, case="attitude")
+    m, ev = _solved("rem", 12, case="attitude")
     np.testing.assert_allclose(ev["base_rotation"], space_robot.ROTATION, atol=1e-8)
     assert ev["momentum_error"] <= 1e-10
     theta, last = m.ocp.joint_coordinate, m.dyn.nodes.last()
