@@ -19,7 +19,7 @@ from pyomo_mbdyn.models import MODELS
 CHEAP = {"sphere": 20, "satellite-spin": 5, "heavy-top": None, "three-link-arm": 10, "crane": 20,
          "pendulum": None, "particle": None, "satellite": None, "satellite-underactuated": None,
          "pitcher": 8, "minimum-time-mass": None, "satellite-actuator-selection": None, "four-bar": None,
-         "slider-crank": None, "panda": 20, "ur5": 20, "space-robot": 10}
+         "slider-crank": None, "panda": 20, "ur5": 20, "space-robot": 4}
 
 
 def _assert_pngs(paths, directory):

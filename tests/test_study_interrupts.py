@@ -124,7 +124,7 @@ def test_a_huge_task_timeout_runs_the_sweep():
 #: with one worker), yet enough for the model — the heavy top's quaternion guess needs h ≤ 1/60
 #: (N = 6, 20: its Newton step diverges), the satellite N ≥ 22 (its rotors' turn; N = 21 is
 #: infeasible), the UR5 at N = 3 and 10 stops at IPOPT's iteration limit (33 s, 125 s)
-STEPS = {"heavy-top": 60, "satellite": 22, "panda": 3, "ur5": 2}
+STEPS = {"heavy-top": 60, "satellite": 22, "panda": 3, "ur5": 2, "space-robot": 4}
 
 
 @pytest.mark.parametrize("name", sorted(models()))
