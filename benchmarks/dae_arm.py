@@ -1,7 +1,7 @@
 """The three-link arm in joint angles with plain pyomo.dae collocation.
 
 What a Pyomo user would write instead of the library: the thesis E3 arm
-(masses, lengths, inertias, gravity of ``models/three_link_arm.py``) as an
+(masses, lengths, inertias, gravity of ``pyomo_mbdyn/models/three_link_arm.py``) as an
 ODE in the absolute link angles φ (φ_i = α_1 + … + α_i), Lagrange's equations
 
     Σ_k M_jk [cos(φ_j - φ_k) φ̈_k + sin(φ_j - φ_k) φ̇_k²] + ∂V/∂φ_j + (u_j - u_{j+1}) = 0,

@@ -131,7 +131,8 @@ def _export(rev, where):
     """A clean copy of commit ``rev`` importable as ``pyomo_mbdyn`` (models at pyomo_mbdyn.models)."""
     archive = subprocess.run(["git", "-C", ROOT, "archive", rev], check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", where], input=archive, check=True)
-    os.symlink(os.path.join(where, "models"), os.path.join(where, "pyomo_mbdyn", "models"))
+    if os.path.isdir(os.path.join(where, "models")):  # before the models moved into the package
+        os.symlink(os.path.join(where, "models"), os.path.join(where, "pyomo_mbdyn", "models"))
     return where
 
 

@@ -2,8 +2,7 @@
 
 Build with ``make -C docs html`` (or ``sphinx-build -W --keep-going -b html docs
 docs/_build/html``) after ``pip install '.[docs]'``: the API pages are generated
-by autodoc from the *installed* package (``pyomo_mbdyn.models`` exists only in an
-installed or editable package), the notebooks are rendered by myst-nb without executing
+by autodoc from the *installed* package, the notebooks are rendered by myst-nb without executing
 them: each from its executed copy ``docs/executed/<name>.ipynb`` (its figures and tables;
 ``python docs/execute_notebooks.py`` makes them) while that copy's cells equal the
 notebook's, else as stored, without outputs.

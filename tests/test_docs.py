@@ -35,8 +35,7 @@ def html(tmp_path_factory):
     """The built site's directory (a fresh one: nothing cached from an earlier build)."""
     out = tmp_path_factory.mktemp("docs") / "html"
     # from a neutral directory: ``python -m`` puts the working directory first on sys.path, and the
-    # checkout's pyomo_mbdyn/ (without its models, which setup.cfg maps from models/) would shadow
-    # the installed package
+    # checkout's pyomo_mbdyn/ would be imported instead of the installed package
     done = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
                            str(DOCS), str(out)], capture_output=True, text=True, timeout=600, cwd=out.parent)
     assert done.returncode == 0, f"sphinx-build failed:\n{done.stdout}\n{done.stderr}"
@@ -108,13 +107,8 @@ def test_notebook_is_rendered_with_its_outputs(html, notebook):
 
 
 def _exporting_modules():
-    """Every module of the package and of its models (``pyomo_mbdyn.models`` lives in
-    ``models/`` of a checkout, so an editable install does not show it under the
-    package's path) that declares ``__all__``."""
-    import pyomo_mbdyn.models
-
-    names = {info.name for package in (pyomo_mbdyn, pyomo_mbdyn.models)
-             for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")}
+    """Every module of the package, its models included, that declares ``__all__``."""
+    names = {info.name for info in pkgutil.walk_packages(pyomo_mbdyn.__path__, "pyomo_mbdyn.")}
     for name in sorted(names):
         module = importlib.import_module(name)
         if hasattr(module, "__all__"):

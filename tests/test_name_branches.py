@@ -60,7 +60,7 @@ def test_no_branch_on_scheme_or_model_names_outside_the_registry():
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         where = path.relative_to(PACKAGE).as_posix()
-        if where in ALLOWED or where.startswith("models/"):  # the model modules (installed as a subpackage)
+        if where in ALLOWED or where.startswith("models/"):  # the model modules (pyomo_mbdyn/models)
             continue
         found += [f"{where}:{line} compares with {hit}" for line, hit in branches(path, names)]
     assert not found, "\n".join(found)

@@ -91,7 +91,7 @@ def test_sdist_is_the_source_release(dists):
                 "pyomo_mbdyn/_version.py", "pyomo_mbdyn/solvers/ampl_driver.py",
                 "docs/conf.py", "docs/Makefile", "docs/index.md", "benchmarks/README.md",
                 "tests/test_packaging.py", "tests/conftest.py"}
-    for folder, patterns in {"models": ["*.py"], "notebooks": ["*.py", "*.ipynb"], "tests": ["test_*.py"]}.items():
+    for folder, patterns in {"pyomo_mbdyn/models": ["*.py"], "notebooks": ["*.py", "*.ipynb"], "tests": ["test_*.py"]}.items():
         for pattern in patterns:
             expected |= {p.relative_to(ROOT).as_posix() for p in (ROOT / folder).glob(pattern)}
     assert expected - names == set()
@@ -104,11 +104,11 @@ def test_sdist_is_the_source_release(dists):
 def test_wheel_holds_package_models_and_driver(dists):
     with zipfile.ZipFile(dists[1]) as archive:
         names = set(archive.namelist())
-    models = {f"pyomo_mbdyn/models/{p.name}" for p in (ROOT / "models").glob("*.py")}
+    models = {f"pyomo_mbdyn/models/{p.name}" for p in (ROOT / "pyomo_mbdyn" / "models").glob("*.py")}
     assert "pyomo_mbdyn/models/pendulum.py" in models
     assert models - names == set()
     assert "pyomo_mbdyn/solvers/ampl_driver.py" in names
-    # every module of the source tree, subpackages included (setup.cfg lists packages by name)
+    # every module of the source tree, subpackages included (setup.cfg finds the packages)
     sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "pyomo_mbdyn").rglob("*.py")}
     assert "pyomo_mbdyn/plotting/geometry.py" in sources
     assert sources - names == set()
