@@ -152,3 +152,10 @@ def test_wheel_installs_and_runs_outside_the_checkout(dists, tmp_path):
         result = json.loads(cli_run("run", "pendulum", "--steps", "10", "--solver", solver, "--json"))
         assert (result["model"], result["solver"], result["status"]) == ("pendulum", solver, "optimal")
         assert result["constraint_residual"] < 1e-8
+    # from the checkout's root the source folder comes first on sys.path and shadows the installed
+    # package: it must be whole there too, the models included (issue 51: before the models moved
+    # into pyomo_mbdyn/, this import failed from the root)
+    here = json.loads(_run(python, "-c", "import json, pyomo_mbdyn.models.pendulum as p, pyomo_mbdyn.plugins as g; "
+                           "print(json.dumps([p.__file__, sorted(g.models())]))", cwd=ROOT, env=env))
+    assert Path(here[0]).is_relative_to(ROOT / "pyomo_mbdyn" / "models")
+    assert {"pendulum", "panda", "three-link-arm"} <= set(here[1])
