@@ -357,6 +357,16 @@ CASES = [
      ConfigurationError, r"'arm'\): principal moments of inertia must be positive, got \[-1\."),
     ("body-inertia-triangle", lambda tmp: RigidBody("disc", 1, (1.0, 1.0, 3.0)),
      ConfigurationError, r"'disc'\): inertia \(1\.0, 1\.0, 3\.0\) violates the triangle inequality"),
+    ("body-inertia-thin-rod", lambda tmp: RigidBody("l", 1.0, (1 / 12, 0, 1 / 12)),
+     ConfigurationError, (r"RigidBody\('l'\): principal moments of inertia must be positive, got "
+                          r"\[0\.0833\d* 0\. +0\.0833\d*\]: J_2 = 0 is a thin rod along d_2.*small positive "
+                          r"axial moment, e\.g\. J_2 = 8\.33e-05 \(1e-3 of the others")),
+    ("body-inertia-flat-plate", lambda tmp: RigidBody("plate", 1, (1.0, 1.0, 2.0)),
+     ConfigurationError, (r"'plate'\): inertia \(1\.0, 1\.0, 2\.0\) violates the triangle inequality "
+                          r"J_3 < J_1 \+ J_2: J_3 = J_1 \+ J_2 is a flat plate.*e\.g\. J_3 = 1\.998")),
+    ("body-inertia-triangle-hint", lambda tmp: RigidBody("disc", 1, (1.0, 1.0, 3.0)),
+     ConfigurationError, (r"'disc'\): inertia \(1\.0, 1\.0, 3\.0\) violates the triangle inequality "
+                          r"J_3 < J_1 \+ J_2: no rigid body has these moments.*J_3 exceeds it by 1\b.*units")),
     ("body-inertia-nan", lambda tmp: RigidBody("arm", 1, (1, nan, 1)),
      ConfigurationError, r"'arm'\): inertia must be 3 finite numbers, got \(1, nan, 1\)"),
     ("body-inertia-tensor-nan", lambda tmp: RigidBody("arm", 1, np.diag([1.0, nan, 1.0])),

@@ -37,6 +37,35 @@ def _vector(value, what, owner):
     return v
 
 
+def _non_positive_hint(J):
+    """What a zero or negative principal moment usually means, and what to give instead."""
+    bad = [i for i in range(3) if J[i] <= 0]
+    good = [J[i] for i in range(3) if J[i] > 0]
+    if len(bad) == 1 and len(good) == 2 and J[bad[0]] == 0:
+        i = bad[0]
+        small = 1e-3 * min(good)
+        return (f": J_{i + 1} = 0 is a thin rod along d_{i + 1} (its mass on that axis), which the director "
+                f"formulation cannot carry (its mass matrix diag(m, E_1, E_2, E_3), E_j = ½ΣJ − J_j, would "
+                f"be singular); give the rod a small positive axial moment, e.g. J_{i + 1} = {small:.3g} "
+                f"(1e-3 of the others; the README's rod is (1e-3, 1/12, 1/12)): the moments across the rod "
+                f"stay as given, only a spin about its own axis sees the small one")
+    if not good or all(J[i] == 0 for i in bad):
+        return ": a body with no extent in two or three directions is not a rigid body; a point is PointMass(name, mass)"
+    return ": a negative moment belongs to no body (check the signs, and that a tensor is positive definite)"
+
+
+def _triangle_hint(J, i):
+    """What a violated triangle inequality J_i ≥ J_j + J_k means, and what to give instead."""
+    others = J.sum() - J[i]
+    if J[i] - others <= 1e-12 * J.sum():
+        return (f": J_{i + 1} = J_{(i + 1) % 3 + 1} + J_{(i + 2) % 3 + 1} is a flat plate without "
+                f"thickness along d_{i + 1} (E_{i + 1} = ∫X_{i + 1}² dm = 0: the mass matrix would be singular); "
+                f"give it a small thickness, e.g. J_{i + 1} = {others * (1 - 1e-3):.6g} (1e-3 below the sum)")
+    return (f": no rigid body has these moments (J_i = ∫(|X|² − X_i²) dm, so each is at most the sum of the "
+            f"other two; here J_{i + 1} exceeds it by {J[i] - others:.3g}); check their order and units "
+            f"(kg m²): a uniform box a×b×c has m/12·(b²+c², a²+c², a²+b²), a thin rod along d_1 (ε, J, J)")
+
+
 class Body:
     """Common interface of bodies; see :class:`RigidBody` and :class:`PointMass`.
 
@@ -103,7 +132,9 @@ class RigidBody(Body):
         full tensor is diagonalised and the directors turned to its principal
         axes (body points keep their spatial meaning).  Each ``J_i`` must be
         strictly below the sum of the other two (so that every ``E_i > 0`` and
-        the mass matrix is positive definite).
+        the mass matrix is positive definite): a thin rod along ``d_1`` takes a
+        small positive axial moment, e.g. ``(1e-3 * J, J, J)``, and a flat plate a
+        small thickness; the errors say so.
     euler : 3 numbers, optional
         The Euler-tensor values ``E_i = ∫ X_i² dm`` directly, instead of ``inertia``.
     position : 3 numbers
@@ -182,13 +213,14 @@ class RigidBody(Body):
             else:
                 J = _vector(inertia, "inertia", self)
             if np.any(J <= 0):
-                raise ConfigurationError(f"{self}: principal moments of inertia must be positive, got {J}")
+                raise ConfigurationError(f"{self}: principal moments of inertia must be positive, got {J}"
+                                         + _non_positive_hint(J))
             E = 0.5 * J.sum() - J
             if np.any(E <= 0):
                 i = int(np.argmin(E))
                 raise ConfigurationError(
                     f"{self}: inertia {tuple(J.tolist())} violates the triangle inequality "
-                    f"J_{i + 1} < J_{(i + 1) % 3 + 1} + J_{(i + 2) % 3 + 1}"
+                    f"J_{i + 1} < J_{(i + 1) % 3 + 1} + J_{(i + 2) % 3 + 1}" + _triangle_hint(J, i)
                 )
         self.euler = E
         self.inertia = np.array([E[1] + E[2], E[2] + E[0], E[0] + E[1]])
