@@ -39,6 +39,14 @@ def test_quick_start_runs_as_written_and_solves_what_it_says(tmp_path, monkeypat
     E = trajectory.diagnostics()["E"].to_numpy()
     assert np.abs(E).max() < 1e-9, E
     assert (tmp_path / "controls.png").stat().st_size > 0 and (tmp_path / "motion.png").stat().st_size > 0
+    # the last row's T = 1.26·10⁻³ J, which is not motion: the node velocity's part along the
+    # joints' free motions vanishes, Pᵀ M v_N = 0 (that the arm then stays put, stepped on, is
+    # tests/ocp/test_final_rest_is_rest.py's)
+    T_N = trajectory.diagnostics()["T"].to_numpy()[-1]
+    assert round(T_N, 5) == 0.00126, T_N
+    q_N, v_N = np.asarray(trajectory.q[-1], float), np.asarray(trajectory.v[-1], float)
+    P, M = np.asarray(arm.null_space(q_N), float), arm.mass_matrix()
+    assert np.abs(P.T @ M @ v_N).max() < 1e-8 * np.abs(M @ v_N).max()
 
 
 def test_the_schemes_table_is_the_registry_s():
@@ -60,3 +68,21 @@ def test_every_linked_page_exists():
     assert links, "the README links its user guide"
     missing = [link for link in links if not link.startswith("http") and not (ROOT / link).exists()]
     assert not missing, f"README.md links pages that do not exist: {missing}"
+
+
+def test_the_install_command_s_run_prints_the_objective_the_readme_states(capsys):
+    """The ci:main block's ``pyomo-mbdyn run three-link-arm`` (its figures are the CLI plot tests'):
+    optimal, at the J the next paragraph states to its printed digits."""
+    import json
+
+    from pyomo_mbdyn.cli import main
+
+    command = _block("ci:main").split("&&")[-1].split()
+    assert command[:3] == ["pyomo-mbdyn", "run", "three-link-arm"], command
+    stated = re.search(r"J = (\d)\.(\d+)·10⁶", README[README.index("<!-- /ci:main -->"):])
+    assert stated, "the README states the arm's J after its install command"
+    assert main(command[1:3] + ["--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["status"] == "optimal"
+    digits = len(stated.group(2))
+    assert f"{result['objective'] / 1e6:.{digits}f}" == f"{stated.group(1)}.{stated.group(2)}", result["objective"]
