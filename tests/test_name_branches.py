@@ -64,3 +64,31 @@ def test_no_branch_on_scheme_or_model_names_outside_the_registry():
             continue
         found += [f"{where}:{line} compares with {hit}" for line, hit in branches(path, names)]
     assert not found, "\n".join(found)
+
+
+def _library_comparisons(path, names):
+    """``(line, names)`` of every comparison in the module at ``path`` of anything with a
+    string (or tuple/list/set of strings) among ``names`` — stricter than :func:`branches`:
+    a solver library's name is compared with nothing outside its record."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Compare):
+            hit = sorted(set().union(*(_strings(n) for n in (node.left, *node.comparators))) & names)
+            if hit:
+                found.append((node.lineno, hit))
+    return found
+
+
+def test_no_branch_on_a_solver_library_outside_its_record(tmp_path):
+    """Issue 50: what differs between IPOPT and Bonmin is a field of their
+    :class:`~pyomo_mbdyn.solvers.backends.Backend` records; no module compares a library's
+    name (``backend == "ipopt"``, ``solver in ("ipopt", "bonmin")``)."""
+    from pyomo_mbdyn.solvers.backends import BACKENDS
+
+    probe = tmp_path / "x.py"
+    probe.write_text('if self.backend == "ipopt" or solver in ("ipopt", "bonmin"):\n    pass\n')
+    assert _library_comparisons(probe, set(BACKENDS)) == [(1, ["ipopt"]), (1, ["bonmin", "ipopt"])]
+    found = [f"{path.relative_to(PACKAGE).as_posix()}:{line} compares with {hit}"
+             for path in sorted(PACKAGE.rglob("*.py")) if path.name != "backends.py"
+             for line, hit in _library_comparisons(path, set(BACKENDS))]
+    assert not found, "\n".join(found)

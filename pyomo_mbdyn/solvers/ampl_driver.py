@@ -269,14 +269,17 @@ def solve_nl(solver, stub, options):
     import numpy as np
 
     if __package__:
+        from .backends import BACKENDS
         from .nl_file import UnsupportedConstruct, read_nl, write_sol
         from .selection import library_version
-        from .watch import given_watch_options, message_of, split_watch_options, watch_callback
+        from .watch import message_of, watch_callback
     else:  # run as a script: the siblings are on sys.path[0] (put there by __main__ below)
+        from backends import BACKENDS
         from nl_file import UnsupportedConstruct, read_nl, write_sol
         from selection import library_version
-        from watch import given_watch_options, message_of, split_watch_options, watch_callback
+        from watch import message_of, watch_callback
 
+    backend = BACKENDS[solver]
     status = {"solver": solver, "casadi": casadi.__version__}
     t_read = time.perf_counter()
     try:
@@ -285,11 +288,13 @@ def solve_nl(solver, stub, options):
         status.update(error="unsupported", message=str(err),
                       construct=err.construct, segment=err.segment)
         return status
-    if solver == "ipopt" and nl.n_discrete:
+    if not backend.integer_capable and nl.n_discrete:
+        minlp = [b.name for b in BACKENDS.values() if b.integer_capable]
         status.update(
             error="discrete",
             message=f"{nl.n_binary} binary and {nl.n_integer} integer variables: "
-            "IPOPT solves continuous problems only; use casadi_bonmin",
+            f"{backend.title.upper()} solves continuous problems only; use "
+            + " or ".join(f"casadi_{name}" for name in minlp),
         )
         return status
 
@@ -320,19 +325,11 @@ def solve_nl(solver, stub, options):
     opts = {"print_time": False}
     solver_opts = absolute_paths(options)
     watch = None
-    try:
-        if solver == "ipopt":  # the divergence watch's options are the library's (watch.py), not IPOPT's
-            solver_opts, watch_settings = split_watch_options(solver_opts)
-            opts["ipopt"] = ipopt_option_file(with_ipopt_defaults(solver_opts))
-            if watch_settings is not None:
-                opts["iteration_callback"], watch = watch_callback(
-                    watch_settings, builder.g_lb, builder.g_ub, sigma)
-        else:
-            if given_watch_options(solver_opts):
-                raise ValueError(f"{given_watch_options(solver_opts)}: the divergence watch runs on IPOPT "
-                                 "solves only, not on Bonmin's")
-            opts["bonmin"] = bonmin_option_file(solver_opts)
-            opts["discrete"] = [bool(d) for d in builder.discrete]
+    try:  # the divergence watch's options are the library's (watch.py), not the solver's
+        solver_opts, watch_settings = backend.solver_options(solver_opts)
+        opts.update(backend.nlpsol_options(solver_opts, builder.discrete))
+        if watch_settings is not None:
+            opts["iteration_callback"], watch = watch_callback(watch_settings, builder.g_lb, builder.g_ub, sigma)
     except (OSError, ValueError) as err:
         status.update(error="options", message=str(err))
         return status
@@ -375,16 +372,14 @@ def solve_nl(solver, stub, options):
         wall = time.perf_counter() - t0
     stats = nlpsol.stats()
     return_status = stats.get("return_status", "unknown")
-    table = IPOPT_RESULT_CODES if solver == "ipopt" else BONMIN_RESULT_CODES
-    code, text = table.get(return_status, (502, f"Unknown Error ({return_status})"))
+    code, text = backend.result(return_status)
 
     xs = np.array(res["x"]).ravel()
     lam_g = np.array(res["lam_g"]).ravel()
     lam_x = np.array(res["lam_x"]).ravel()
     z_l = np.maximum(-lam_x, 0.0)
     z_u = np.maximum(lam_x, 0.0)
-    name = "Ipopt" if solver == "ipopt" else "Bonmin"
-    message = f"{name} {library_version(solver)} (CasADi {casadi.__version__}): {text}"
+    message = backend.message(text, library_version(solver), casadi.__version__)
     if watch is not None and watch.report is not None and return_status == "User_Requested_Stop":
         status["divergence"] = watch.report
         message = f"{message_of(watch.report)} ({message})"
@@ -442,6 +437,14 @@ def _short(err):
 USAGE = "usage: python ampl_driver.py {ipopt|bonmin} stub[.nl] -AMPL [name=value ...]"
 
 
+def _backend_names():
+    if __package__:
+        from .backends import BACKENDS
+    else:
+        from backends import BACKENDS
+    return BACKENDS
+
+
 def main(argv=None):
     """Solve ``stub.nl`` with IPOPT or Bonmin, as :data:`USAGE` says, for the AMPL-protocol plugins.
 
@@ -450,7 +453,7 @@ def main(argv=None):
     an internal error of the driver.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    if len(argv) < 2 or argv[0] not in ("ipopt", "bonmin"):
+    if len(argv) < 2 or argv[0] not in _backend_names():
         print(USAGE, file=sys.stderr)
         return 2
     solver, stub = argv[0], os.path.abspath(argv[1])

@@ -94,14 +94,14 @@ from pyomo.solvers.plugins.solvers.direct_or_persistent_solver import DirectOrPe
 from pyomo.solvers.plugins.solvers.direct_solver import DirectSolver
 
 from ..errors import ConfigurationError, UnsupportedModelError
-from .ampl_driver import (BONMIN_RESULT_CODES, IPOPT_RESULT_CODES, OPTION_FILE, _convert, _is_option_error,
-                          bonmin_option_file, bonmin_stopped_by_time, ipopt_option_file, with_ipopt_defaults)
+from .ampl_driver import OPTION_FILE, _convert, _is_option_error
 from .compiled import resolve_mode
 from .evaluation import INVALID_NUMBER, invalid_rows
 from .selection import library_version
 from .interrupts import interruptible
 from .threads import blas_threads
-from .watch import given_watch_options, split_watch_options, watch_callback
+from .backends import BONMIN, IPOPT
+from .watch import watch_callback
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
 
@@ -115,14 +115,12 @@ _FAILED = (
 
 
 class _CasadiDirect(DirectSolver):
-    """Shared machinery; subclasses set ``backend`` and ``time_limit_option``."""
+    """Shared machinery; subclasses set ``backend`` (a :class:`~pyomo_mbdyn.solvers.backends.Backend`)."""
 
     backend = None
-    time_limit_option = None
-    integer_capable = False
 
     def __init__(self, structured=True, compiled=None, **kwds):
-        kwds.setdefault("type", f"casadi_{self.backend}")
+        kwds.setdefault("type", f"casadi_{self.backend.name}")
         super().__init__(**kwds)
         #: map the equations scheme blocks state at every interval (see the module docstring)
         self.structured = bool(structured)
@@ -130,13 +128,13 @@ class _CasadiDirect(DirectSolver):
         #: $PYOMO_MBDYN_COMPILE else "auto" (:mod:`pyomo_mbdyn.solvers.compiled`)
         self.compiled = compiled
         self.name = self.type = kwds["type"]
-        version = library_version(self.backend)
+        version = library_version(self.backend.name)
         self._python_api_exists = version is not None
         self._version = tuple(int(p) for p in version.split(".") if p.isdigit()) if version else None
         self._capabilities.linear = True
         self._capabilities.quadratic_objective = True
         self._capabilities.quadratic_constraint = True
-        self._capabilities.integer = self.integer_capable
+        self._capabilities.integer = self.backend.integer_capable
         self._capabilities.sos1 = False
         self._capabilities.sos2 = False
         self._nlp = None
@@ -153,7 +151,7 @@ class _CasadiDirect(DirectSolver):
         if exception_flag and not ok:
             from ..errors import SolverUnavailableError
 
-            raise SolverUnavailableError(f"{self.name}: casadi has no {self.backend} plugin here.")
+            raise SolverUnavailableError(f"{self.name}: casadi has no {self.backend.name} plugin here.")
         return ok
 
     def _get_version(self):
@@ -201,7 +199,7 @@ class _CasadiDirect(DirectSolver):
         DirectOrPersistentSolver._set_instance(self, model, kwds)
         nlp = translate(model, self.name, self._skip_trivial_constraints, self.structured,
                         resolve_mode(self.compiled))
-        if not self.integer_capable:
+        if not self.backend.integer_capable:
             discrete = [v.name for v, d in zip(nlp.variables, nlp.discrete) if d]
             if discrete:
                 names = ", ".join(discrete[:5]) + (" ..." if len(discrete) > 5 else "")
@@ -237,20 +235,15 @@ class _CasadiDirect(DirectSolver):
             if name.startswith("OF_"):
                 name = name[3:]
             options[name] = _convert(str(value)) if not isinstance(value, bool) else value
-        if self._timelimit is not None and self.time_limit_option not in options:
-            options[self.time_limit_option] = float(self._timelimit)
-        self._watch_settings = None
-        try:  # option files only when named (the module docstring)
-            if self.backend == "ipopt":  # the divergence watch's options are the library's, not IPOPT's
-                options, self._watch_settings = split_watch_options(options)
-                return ipopt_option_file(with_ipopt_defaults(options))
-            if given_watch_options(options):
-                raise ValueError(f"{given_watch_options(options)}: the divergence watch runs on IPOPT "
-                                 "solves only, not on Bonmin's")
-            options = bonmin_option_file(options)
+        limit = self.backend.time_limit_option
+        if self._timelimit is not None and limit not in options:
+            options[limit] = float(self._timelimit)
+        try:  # option files only when named (the module docstring); the watch's options are the library's
+            options, self._watch_settings = self.backend.solver_options(options)
         except (OSError, ValueError) as err:
             raise ConfigurationError(f"{self.name}: {err}") from None
-        _refuse_unnamed_bonmin_file(self.name, self.options)
+        if self.backend.fixed_option_file:
+            _refuse_unnamed_option_file(self.name, self.options, self.backend.fixed_option_file)
         return options
 
     def _initial_multipliers(self, nlp):
@@ -284,12 +277,7 @@ class _CasadiDirect(DirectSolver):
 
         nlp = self._nlp
         options = self._solver_options()
-        opts = {"print_time": False}
-        if self.backend == "ipopt":
-            opts["ipopt"] = options
-        else:
-            opts["bonmin"] = options
-            opts["discrete"] = nlp.discrete
+        opts = {"print_time": False, **self.backend.nlpsol_options(options, nlp.discrete)}
         opts.update(nlp.extras.get("functions", {}))
         self._watch = None
         if self._watch_settings is not None:  # solvers.watch: stop a solve that diverges
@@ -306,7 +294,7 @@ class _CasadiDirect(DirectSolver):
         with quiet:
             t0 = time.perf_counter()
             try:
-                solver = ca.nlpsol(self.name, self.backend, {"x": nlp.x, "f": nlp.f, "g": nlp.g}, opts)
+                solver = ca.nlpsol(self.name, self.backend.name, {"x": nlp.x, "f": nlp.f, "g": nlp.g}, opts)
             except RuntimeError as err:
                 raise ConfigurationError(
                     f"{self.name}: the solver rejected its options {dict(self.options)}: {_short(err)}"
@@ -345,10 +333,8 @@ class _CasadiDirect(DirectSolver):
         nlp = self._nlp
         sol, stats, error, wall = self._solution
         return_status = stats.get("return_status", "unknown")
-        table = IPOPT_RESULT_CODES if self.backend == "ipopt" else BONMIN_RESULT_CODES
-        code, text = table.get(return_status, (502, f"Unknown Error ({return_status})"))
-        name = "Ipopt" if self.backend == "ipopt" else "Bonmin"
-        message = f"{name} {library_version(self.backend)} (CasADi {ca.__version__}): {text}"
+        code, text = self.backend.result(return_status)
+        message = self.backend.message(text, library_version(self.backend.name), ca.__version__)
         if error is not None:
             code, message = 502, f"{self.name}: {error}"
         watch = self._watch
@@ -433,7 +419,7 @@ class _CasadiDirect(DirectSolver):
             raise ConfigurationError(f"{self.name}: timelimit must be a positive number of seconds, got {limit!r}")
         if args:
             check_finite_start(args[0], self.name)
-            if self.backend == "ipopt":  # the problem's own IPOPT defaults (OptimalControlProblem.solver_defaults)
+            if self.backend.problem_defaults:  # the problem's own IPOPT defaults (OptimalControlProblem.solver_defaults)
                 kwds = with_model_defaults(args[0], self.options, kwds)
         t0 = time.perf_counter()
         results = super().solve(*args, **kwds)
@@ -465,26 +451,23 @@ def _redirect(buf):
     return capture_output(buf)
 
 
-#: the options file CasADi's Bonmin reads from the working directory, always
-BONMIN_FILE = "bonmin.opt"
-
-
-def _refuse_unnamed_bonmin_file(name, options):
-    """CasADi's Bonmin reads ``./bonmin.opt`` at every solve (the name is fixed in its
-    interface, with no option to turn it off), and a solve in process cannot move to
-    another directory without moving every thread of the program.  So a
-    ``bonmin.opt`` in the working directory is refused unless it is the file the user
-    named with ``option_file_name`` (then Bonmin reads what the options already hold)."""
-    if not os.path.exists(BONMIN_FILE) or os.path.isdir(BONMIN_FILE):
+def _refuse_unnamed_option_file(name, options, path):
+    """CasADi's Bonmin reads ``./bonmin.opt`` (``path``, the backend's
+    ``fixed_option_file``) at every solve (the name is fixed in its interface, with no
+    option to turn it off), and a solve in process cannot move to another directory
+    without moving every thread of the program.  So such a file in the working directory
+    is refused unless it is the file the user named with ``option_file_name`` (then the
+    library reads what the options already hold)."""
+    if not os.path.exists(path) or os.path.isdir(path):
         return
     named = options.get(OPTION_FILE, options.get("OF_" + OPTION_FILE))
-    if isinstance(named, str) and named and os.path.exists(named) and os.path.samefile(named, BONMIN_FILE):
+    if isinstance(named, str) and named and os.path.exists(named) and os.path.samefile(named, path):
         return
     raise ConfigurationError(
-        f"{name}: the working directory holds {os.path.abspath(BONMIN_FILE)}, which CasADi's Bonmin "
+        f"{name}: the working directory holds {os.path.abspath(path)}, which the solver library "
         f"would read as its options, and option files are used only when named. To use it, name it "
-        f"(options={{'{OPTION_FILE}': 'bonmin.opt'}}); otherwise move it away, or solve with "
-        f"casadi_bonmin_nl (which solves in a directory of its own and does not read it)."
+        f"(options={{'{OPTION_FILE}': '{path}'}}); otherwise move it away, or solve with "
+        f"the AMPL-route plugin {name}_nl (which solves in a directory of its own and does not read it)."
     )
 
 
@@ -507,9 +490,7 @@ def _classify(code, return_status, solver, wall=None):
     if 300 <= code <= 399:
         return SolverStatus.warning, TC.unbounded, SolutionStatus.unbounded
     if 400 <= code <= 499:
-        time_limit = return_status.endswith("Time_Exceeded")
-        if solver.backend == "bonmin":
-            time_limit = bonmin_stopped_by_time(solver.options, solver._timelimit, wall)
+        time_limit = solver.backend.stopped_by_time(return_status, solver.options, solver._timelimit, wall)
         tc = TC.maxTimeLimit if time_limit else TC.maxIterations
         return SolverStatus.warning, tc, SolutionStatus.stoppedByLimit
     return SolverStatus.error, TC.error, SolutionStatus.error
@@ -518,13 +499,10 @@ def _classify(code, return_status, solver, wall=None):
 class CasadiIpoptDirect(_CasadiDirect):
     """IPOPT (with MUMPS) from the casadi wheel, in process."""
 
-    backend = "ipopt"
-    time_limit_option = "max_wall_time"
+    backend = IPOPT
 
 
 class CasadiBonminDirect(_CasadiDirect):
     """Bonmin (branch-and-bound over IPOPT, CBC) from the casadi wheel, in process."""
 
-    backend = "bonmin"
-    time_limit_option = "bonmin.time_limit"
-    integer_capable = True
+    backend = BONMIN

@@ -62,7 +62,7 @@ from pyomo.opt import SolverResults, SolverStatus, TerminationCondition
 from pyomo.solvers.plugins.solvers.IPOPT import IPOPT
 
 from ..errors import ConfigurationError, SolverError, UnsupportedModelError
-from .ampl_driver import bonmin_stopped_by_time
+from . import backends
 from .evaluation import INVALID_NUMBER, check_finite_start, invalid_rows, with_model_defaults
 from .pyomo_to_casadi import NONSMOOTH_ADVICE
 from .selection import library_version
@@ -88,17 +88,15 @@ TIMEOUT_GRACE = 30.0
 
 
 class _CasadiAmplSolver(IPOPT):
-    """Shared machinery; subclasses set ``backend`` and ``time_limit_option``."""
+    """Shared machinery; subclasses set ``backend`` (a :class:`~pyomo_mbdyn.solvers.backends.Backend`)."""
 
     backend = None
-    time_limit_option = None
-    integer_capable = False
 
     def __init__(self, **kwds):
         super().__init__(**kwds)
-        self.name = self.type = f"casadi_{self.backend}_nl"
+        self.name = self.type = f"casadi_{self.backend.name}_nl"
         self.options.solver = self.name
-        self._capabilities.integer = self.integer_capable
+        self._capabilities.integer = self.backend.integer_capable
         self.timings = {}
         #: the divergence watch's report when it stopped the last solve (:mod:`pyomo_mbdyn.solvers.watch`)
         self.divergence = None
@@ -108,10 +106,10 @@ class _CasadiAmplSolver(IPOPT):
         return sys.executable
 
     def available(self, exception_flag=True):
-        return library_version(self.backend) is not None
+        return library_version(self.backend.name) is not None
 
     def _get_version(self):
-        version = library_version(self.backend)
+        version = library_version(self.backend.name)
         return tuple(int(p) for p in version.split(".")) if version else None
 
     # -- presolve: refuse what the backend cannot solve ----------------------
@@ -126,7 +124,7 @@ class _CasadiAmplSolver(IPOPT):
             raise ConfigurationError(f"{self.name}: timelimit must be a positive number of seconds, got {limit!r}")
         if args:
             check_finite_start(args[0], self.name)
-            if self.backend == "ipopt":  # the problem's own IPOPT defaults (OptimalControlProblem.solver_defaults)
+            if self.backend.problem_defaults:  # the problem's own IPOPT defaults (OptimalControlProblem.solver_defaults)
                 kwds = with_model_defaults(args[0], self.options, kwds)
         self.timings = {}
         self.divergence = None
@@ -194,7 +192,7 @@ class _CasadiAmplSolver(IPOPT):
             raise UnsupportedModelError(
                 f"{self.name}: {where[0][1]} in {where[0][0]} cannot be solved ({NONSMOOTH_ADVICE})") from None
         self.timings["write"] = time.perf_counter() - t0
-        if not self.integer_capable:
+        if not self.backend.integer_capable:
             discrete = self._discrete_variables()
             if discrete:
                 names = ", ".join(discrete[:5]) + (" ..." if len(discrete) > 5 else "")
@@ -224,11 +222,12 @@ class _CasadiAmplSolver(IPOPT):
 
     # -- command line --------------------------------------------------------
     def create_command_line(self, executable, problem_files):
-        if self._timelimit is not None and self.time_limit_option not in self.options:
-            self.options[self.time_limit_option] = float(self._timelimit)
+        limit = self.backend.time_limit_option
+        if self._timelimit is not None and limit not in self.options:
+            self.options[limit] = float(self._timelimit)
         cmd = super().create_command_line(executable, problem_files)
         at = cmd.cmd.index(executable)
-        cmd.cmd[at + 1 : at + 1] = ["-I", "-u", _DRIVER, self.backend]
+        cmd.cmd[at + 1 : at + 1] = ["-I", "-u", _DRIVER, self.backend.name]
         cmd.env = solver_environment(cmd.env)  # one BLAS thread: the same iterates anywhere
         return cmd
 
@@ -331,9 +330,8 @@ class _CasadiAmplSolver(IPOPT):
             solver.termination_condition = TerminationCondition.locallyOptimal
             solver.status = SolverStatus.warning if code == 2 else SolverStatus.ok
         elif 400 <= code <= 499:
-            time_limit = status.get("return_status", "").endswith(("Time_Exceeded",))
-            if self.backend == "bonmin":  # LIMIT_EXCEEDED for time, nodes and solutions alike
-                time_limit = bonmin_stopped_by_time(self.options, self._timelimit, status.get("wall_seconds"))
+            time_limit = self.backend.stopped_by_time(status.get("return_status", ""), self.options,
+                                                      self._timelimit, status.get("wall_seconds"))
             solver.termination_condition = (
                 TerminationCondition.maxTimeLimit if time_limit else TerminationCondition.maxIterations
             )
@@ -393,13 +391,10 @@ def _nonsmooth_rows(model):
 class CasadiIpoptNL(_CasadiAmplSolver):
     """IPOPT (with MUMPS) from the casadi wheel, through the AMPL protocol."""
 
-    backend = "ipopt"
-    time_limit_option = "max_wall_time"
+    backend = backends.IPOPT
 
 
 class CasadiBonminNL(_CasadiAmplSolver):
     """Bonmin (branch-and-bound over IPOPT, CBC) from the casadi wheel."""
 
-    backend = "bonmin"
-    time_limit_option = "bonmin.time_limit"
-    integer_capable = True
+    backend = backends.BONMIN

@@ -18,46 +18,47 @@ import shutil
 
 __all__ = ["library_version", "available_solvers", "get_solver", "KNOWN_SOLVERS", "BUNDLED"]
 
+try:  # inside the package
+    from .backends import BACKENDS
+except ImportError:  # a sibling of the AMPL driver run by path
+    from backends import BACKENDS  # type: ignore
+
+#: bundled solver name → CasADi plugin behind it: each backend in process (``casadi_<name>``)
+#: and through the AMPL driver (``casadi_<name>_nl``)
+BUNDLED = {f"casadi_{b.name}{route}": b.name for b in BACKENDS.values() for route in ("", "_nl")}
+
 #: name → (kind, where it comes from)
 KNOWN_SOLVERS = {
-    "ipopt": ("nlp", "ipopt executable on PATH (AMPL interface)"),
-    "casadi_ipopt": ("nlp", "IPOPT library bundled in the casadi wheel, in process"),
-    "casadi_ipopt_nl": ("nlp", "IPOPT library bundled in the casadi wheel, AMPL .nl/.sol in a subprocess"),
-    "bonmin": ("minlp", "bonmin executable on PATH (AMPL interface)"),
-    "casadi_bonmin": ("minlp", "Bonmin library bundled in the casadi wheel, in process"),
-    "casadi_bonmin_nl": ("minlp", "Bonmin library bundled in the casadi wheel, AMPL .nl/.sol in a subprocess"),
+    **{key: value for b in BACKENDS.values() for key, value in (
+        (b.name, (b.problem_class, f"{b.name} executable on PATH (AMPL interface)")),
+        (f"casadi_{b.name}", (b.problem_class, f"{b.title} library bundled in the casadi wheel, in process")),
+        (f"casadi_{b.name}_nl", (b.problem_class, f"{b.title} library bundled in the casadi wheel, AMPL .nl/.sol in a subprocess")))},
     "ripopt": ("nlp", "ripopt executable from the pyomo-ripopt package"),
 }
-
-#: bundled solver name → CasADi plugin behind it
-BUNDLED = {
-    "casadi_ipopt": "ipopt",
-    "casadi_ipopt_nl": "ipopt",
-    "casadi_bonmin": "bonmin",
-    "casadi_bonmin_nl": "bonmin",
-}
-
-_LIBRARIES = {"ipopt": "libipopt.so.*.*.*", "bonmin": "libbonmin.so.*.*.*"}
 
 
 @functools.lru_cache(maxsize=None)
 def library_version(backend):
-    """Version string of the IPOPT or Bonmin library inside casadi, or None."""
+    """Version string of the library of ``backend`` (a name of
+    :data:`~pyomo_mbdyn.solvers.backends.BACKENDS`: IPOPT, Bonmin) inside casadi, or None:
+    from the library's version header where it has one, else from the library file's name."""
+    record = BACKENDS[backend]
     try:
         import casadi
     except ImportError:
         return None
-    if not casadi.has_nlpsol(backend):
+    if not casadi.has_nlpsol(record.name):
         return None
     root = os.path.dirname(casadi.__file__)
-    if backend == "ipopt":
-        header = os.path.join(root, "include", "coin-or", "IpoptConfig.h")
+    if record.version_header is not None:
+        parts, prefix = record.version_header
+        header = os.path.join(root, *parts)
         if os.path.exists(header):
             with open(header) as f:
                 for line in f:
-                    if line.startswith("#define IPOPT_VERSION "):
+                    if line.startswith(prefix):
                         return line.split('"')[1]
-    for path in sorted(glob.glob(os.path.join(root, _LIBRARIES[backend]))):
+    for path in sorted(glob.glob(os.path.join(root, record.library_pattern))):
         return path.rsplit(".so.", 1)[1]
     return "unknown"
 
@@ -173,13 +174,13 @@ def get_solver(name=None, *, model=None, discrete=None, **options):
 
     from ..errors import SolverUnavailableError
 
+    from .backends import backend_for
+
     if discrete is None:
         discrete = model is not None and _has_discrete_variables(model)
-    if name is None:
-        if discrete:
-            name = "bonmin" if shutil.which("bonmin") else "casadi_bonmin"
-        else:
-            name = "ipopt" if shutil.which("ipopt") else "casadi_ipopt"
+    if name is None:  # the library's own executable on PATH, else the casadi wheel's
+        library = backend_for(discrete).name
+        name = library if shutil.which(library) else f"casadi_{library}"
     with _quiet():
         solver = SolverFactory(name)
         try:
@@ -193,7 +194,7 @@ def get_solver(name=None, *, model=None, discrete=None, **options):
         )
     for key, value in options.items():
         solver.options[key] = value
-    if name == "ipopt":
+    if name in BACKENDS and BACKENDS[name].fixed_option_file is None:  # the ipopt executable
         _no_implicit_option_file(solver)
     return solver
 

@@ -1,0 +1,140 @@
+"""The solver libraries behind the plugins, one record each: what differs between IPOPT and Bonmin.
+
+Four plugins (:mod:`casadi_direct`: ``casadi_ipopt``, ``casadi_bonmin`` in process;
+:mod:`casadi_plugin`: ``casadi_ipopt_nl``, ``casadi_bonmin_nl`` through the AMPL driver
+:mod:`ampl_driver`) and the solver selection (:mod:`selection`) run one of the libraries in the
+casadi wheel.  Everything that depends on which library — CasADi's ``nlpsol`` plugin name, the
+class of problem it solves, how the user's options become the library's, which options name
+its time limit, how its return status maps to AMPL's ``solve_result_num`` and its message, how
+a time limit is told from another limit, whether the divergence watch and the problem's own
+IPOPT defaults apply, where its version is read — is a field or a method of its
+:class:`Backend` record, so that no plugin branches on a library's name.  A new NLP library
+(e.g. ``fatrop``, also in the casadi wheel) is one record here and one plugin class naming it.
+
+Run by path, the AMPL driver imports this module as a sibling (no package, no Pyomo): it
+imports only the standard library and its siblings :mod:`ampl_driver` and :mod:`watch`.
+"""
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Optional
+
+try:  # inside the package
+    from .ampl_driver import (BONMIN_RESULT_CODES, IPOPT_RESULT_CODES, bonmin_option_file,
+                              bonmin_stopped_by_time, ipopt_option_file, with_ipopt_defaults)
+    from .watch import given_watch_options, split_watch_options
+except ImportError:  # the AMPL driver run by path: its siblings are top-level modules
+    from ampl_driver import (BONMIN_RESULT_CODES, IPOPT_RESULT_CODES, bonmin_option_file,  # type: ignore
+                             bonmin_stopped_by_time, ipopt_option_file, with_ipopt_defaults)
+    from watch import given_watch_options, split_watch_options  # type: ignore
+
+__all__ = ["Backend", "IPOPT", "BONMIN", "BACKENDS", "backend_for"]
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One solver library of the casadi wheel, as the plugins use it.
+
+    ``name`` is CasADi's ``nlpsol`` plugin, the AMPL executable of the same library and the
+    driver's first argument; ``title`` how the library names itself in its messages;
+    ``problem_class`` ``"nlp"`` or ``"minlp"`` (an MINLP library takes the ``discrete``
+    flags); ``time_limit_option`` the option a solve's ``timelimit`` becomes;
+    ``result_codes`` the library's return status (as CasADi names it) → (AMPL
+    ``solve_result_num``, message); ``watched``: the divergence watch
+    (:mod:`pyomo_mbdyn.solvers.watch`) runs on its iterations and its options are taken;
+    ``problem_defaults``: an :class:`~pyomo_mbdyn.ocp.OptimalControlProblem`'s
+    ``solver_defaults`` (IPOPT options) apply; ``library_pattern`` and ``version_header``
+    where :func:`~pyomo_mbdyn.solvers.selection.library_version` reads its version;
+    ``option_files`` turns the user's options into the library's (the option-file rules of
+    :mod:`ampl_driver`); ``limit_was_time`` tells a time limit from another limit;
+    ``fixed_option_file`` an options file it reads from the working directory unasked."""
+
+    name: str
+    title: str
+    problem_class: str
+    time_limit_option: str
+    result_codes: Mapping[str, tuple] = field(repr=False)
+    watched: bool
+    problem_defaults: bool
+    library_pattern: str
+    option_files: Callable[[dict], dict] = field(repr=False)
+    limit_was_time: Callable[[str, dict, Optional[float], Optional[float]], bool] = field(repr=False)
+    version_header: Optional[tuple] = None
+    #: an options file the library reads from the working directory whatever its options say
+    #: (CasADi's Bonmin: ``bonmin.opt``); an in-process solve refuses an unnamed one
+    fixed_option_file: Optional[str] = None
+
+    @property
+    def integer_capable(self):
+        """Whether the library takes integer and binary unknowns (an MINLP solver)."""
+        return self.problem_class == "minlp"
+
+    def solver_options(self, options):
+        """``(library_options, watch_settings)`` from the user's options: the watch's own
+        options split off where the watch runs (settings None when it is off or does not
+        run), the option-file rules applied.  Raises ``ValueError`` naming a bad option
+        (watch options given to a library the watch does not run on, among them)."""
+        watch = None
+        if self.watched:
+            options, watch = split_watch_options(options)
+        elif given_watch_options(options):
+            raise ValueError(f"{given_watch_options(options)}: the divergence watch runs on "
+                             f"{', '.join(b.name.upper() for b in BACKENDS.values() if b.watched)} solves only, "
+                             f"not on {self.title}'s")
+        return self.option_files(options), watch
+
+    def nlpsol_options(self, library_options, discrete):
+        """The options of CasADi's ``nlpsol`` for this library: its own options under its
+        name, and for an MINLP library the ``discrete`` flags of the unknowns."""
+        opts = {self.name: library_options}
+        if self.integer_capable:
+            opts["discrete"] = [bool(d) for d in discrete]
+        return opts
+
+    def result(self, return_status):
+        """(AMPL ``solve_result_num``, message) of the library's return status; an unknown
+        status is an error (502) that names it."""
+        return self.result_codes.get(return_status, (502, f"Unknown Error ({return_status})"))
+
+    def message(self, text, version, casadi_version):
+        """The solve's message as the plugins report it: library, versions, the status text."""
+        return f"{self.title} {version} (CasADi {casadi_version}): {text}"
+
+    def stopped_by_time(self, return_status, options, timelimit, wall):
+        """Whether a limit stop (AMPL codes 400–499) was the time limit."""
+        return self.limit_was_time(return_status, options, timelimit, wall)
+
+
+def _ipopt_options(options):
+    return ipopt_option_file(with_ipopt_defaults(options))
+
+
+def _ipopt_time(return_status, options, timelimit, wall):
+    return return_status.endswith("Time_Exceeded")   # Maximum_CpuTime_Exceeded, Maximum_WallTime_Exceeded
+
+
+def _bonmin_time(return_status, options, timelimit, wall):
+    # Bonmin says LIMIT_EXCEEDED for time, node and solution limits alike
+    return bonmin_stopped_by_time(options, timelimit, wall)
+
+
+#: IPOPT 3.14 with MUMPS
+IPOPT = Backend(name="ipopt", title="Ipopt", problem_class="nlp", time_limit_option="max_wall_time",
+                result_codes=IPOPT_RESULT_CODES, watched=True, problem_defaults=True,
+                library_pattern="libipopt.so.*.*.*", option_files=_ipopt_options,
+                limit_was_time=_ipopt_time,
+                version_header=(("include", "coin-or", "IpoptConfig.h"), "#define IPOPT_VERSION "))
+
+#: Bonmin (branch and bound over IPOPT, CBC)
+BONMIN = Backend(name="bonmin", title="Bonmin", problem_class="minlp", time_limit_option="bonmin.time_limit",
+                 result_codes=BONMIN_RESULT_CODES, watched=False, problem_defaults=False,
+                 library_pattern="libbonmin.so.*.*.*", option_files=bonmin_option_file,
+                 limit_was_time=_bonmin_time, fixed_option_file="bonmin.opt")
+
+#: every backend by name
+BACKENDS = {b.name: b for b in (IPOPT, BONMIN)}
+
+
+def backend_for(discrete):
+    """The library for a problem with (``discrete=True``) or without integer unknowns."""
+    wanted = "minlp" if discrete else "nlp"
+    return next(b for b in BACKENDS.values() if b.problem_class == wanted)
