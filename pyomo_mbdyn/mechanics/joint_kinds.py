@@ -37,7 +37,7 @@ carried rigidly; the six constraints fix δ and the relative rotation.
 import numpy as np
 
 from ..errors import ConfigurationError
-from .joints import Joint, _complete_frame, _unit, _Vec
+from .joints import ROTATION, ROTATION_VECTOR, TRANSLATION, Joint, _complete_frame, _unit, _Vec
 from .linalg import ROTATION_MAPS, as_array
 
 __all__ = ["Spherical", "Revolute", "Prismatic", "Cylindrical", "Planar", "Universal", "Fixed"]
@@ -59,11 +59,13 @@ class Spherical(Joint):
     """
 
     kind = "spherical"
+    holds_point_mass = True
 
     def _setup(self):
         self._add_coincidence_rows()
         if self.child.has_orientation:
             self.dof_names = ("wx", "wy", "wz")
+            self.coordinate_kinds = (ROTATION_VECTOR,) * 3
             self._rotation_axes = [("spatial", e) for e in np.eye(3)]
         else:
             self.dof_names = ()
@@ -97,6 +99,10 @@ class Revolute(Joint):
 
     kind = "revolute"
     dof_names = ("angle",)
+    coordinate_kinds = (ROTATION,)
+    additive_increments = True
+    holds_point_mass = True
+    axis_motion = ROTATION
 
     def _setup(self):
         if self.axis is None:
@@ -143,6 +149,9 @@ class Prismatic(Joint):
 
     kind = "prismatic"
     dof_names = ("slide",)
+    coordinate_kinds = (TRANSLATION,)
+    additive_increments = True
+    axis_motion = TRANSLATION
 
     def _setup(self):
         if self.axis is None:
@@ -168,6 +177,8 @@ class Cylindrical(Joint):
 
     kind = "cylindrical"
     dof_names = ("angle", "slide")
+    coordinate_kinds = (ROTATION, TRANSLATION)
+    additive_increments = True
 
     def _setup(self):
         if self.axis is None:
@@ -192,6 +203,7 @@ class Planar(Joint):
 
     kind = "planar"
     dof_names = ("angle", "slide1", "slide2")
+    coordinate_kinds = (ROTATION, TRANSLATION, TRANSLATION)
 
     def _setup(self):
         if self.axis is None:
@@ -220,6 +232,7 @@ class Universal(Joint):
 
     kind = "universal"
     dof_names = ("angle1", "angle2")
+    coordinate_kinds = (ROTATION, ROTATION)
 
     def __init__(self, name, parent, child, *, child_axis=None, **kwds):
         if child_axis is None:

@@ -50,6 +50,11 @@ from .numeric import check_numeric
 __all__ = ["Joint", "GROUND"]
 
 
+#: the kinds of joint coordinates (:attr:`Joint.coordinate_kinds`)
+ROTATION, TRANSLATION, ROTATION_VECTOR = "rotation", "translation", "rotation vector"
+COORDINATE_KINDS = (ROTATION, TRANSLATION, ROTATION_VECTOR)
+
+
 class _Ground(RigidBody):
     """The inertial frame: origin, directors e_1, e_2, e_3, never moving."""
 
@@ -195,8 +200,21 @@ class Joint:
     (('hinge.angle',), 1, 5)
     """
 
+    #: the kind's name (messages, the system's summary); behaviour reads the facts below
     kind = "joint"
     dof_names = ()
+    #: what each coordinate of ``dof_names`` is: ROTATION (an angle about an axis fixed in the
+    #: parent, rad), TRANSLATION (a slide, m) or ROTATION_VECTOR (a component of a rotation
+    #: vector, rad)
+    coordinate_kinds = ()
+    #: the coordinates' per-step increments add up, θ_k = θ_0 + Σ_{i<k} w_i (one fixed axis
+    #: or direction per coordinate, commuting: revolute, prismatic, cylindrical)
+    additive_increments = False
+    #: the joint may carry a point mass as its child (a ball joint, or a hinge on a massless rod)
+    holds_point_mass = False
+    #: ROTATION or TRANSLATION for a one-axis joint (revolute, prismatic: a chain's joint, a URDF
+    #: motor), else None
+    axis_motion = None
 
     def __init__(self, name, parent, child, *, location=None, parent_point=None,
                  child_point=None, axis=None):
@@ -233,7 +251,7 @@ class Joint:
                 self.parent_point = parent.components_of(s_child - parent.q0[0:3])
             else:
                 self.parent_point = parent.point_components(parent_point)
-        if isinstance(child, PointMass) and self.kind not in ("spherical", "revolute"):
+        if isinstance(child, PointMass) and not self.holds_point_mass:
             raise ConfigurationError(
                 f"{self}: a point mass ({child.name}) can only be attached by a Spherical joint, or hung "
                 f"from a Revolute hinge on a massless rod (location= the hinge point)"

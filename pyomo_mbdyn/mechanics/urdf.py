@@ -678,7 +678,7 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=None, actuated=True,
         if joint.n_dofs:
             limits[joint.name] = JointLimits(joint.name, joints[joint.name]["type"], joint.dofs,
                                              **joints[joint.name]["info"])
-            if actuated and joint.kind in ("revolute", "prismatic"):
+            if actuated and joint.axis_motion is not None:   # a motor turns or slides one axis
                 system.actuate(joint)
             if damping and limits[joint.name].damping > 0:
                 system.add_friction(joint, limits[joint.name].damping)

@@ -67,10 +67,6 @@ __all__ = ["ConfigurationForm", "Chart", "AbsoluteChart", "Increments", "Nodes",
 #: the schemes anyway; :meth:`bound_rotation_increments` sets tighter bounds.
 TURN_INCREMENT_LIMIT = np.pi / 2
 
-#: joints whose increments add up: θ_k = θ_0 + Σ w (one fixed axis in the parent)
-_ADDITIVE = {"revolute", "prismatic", "cylindrical"}
-
-
 def joint_kinds(system):
     """Generalised velocity name → (joint, kind) for every joint coordinate (free-body roots: (None, 'free'))."""
     out = {name: (None, "free") for name in system.velocities}
@@ -248,8 +244,8 @@ class Increments(ConfigurationForm):
     name = "increments"
 
     def reason(self, dof):
-        _, kind = joint_kinds(self.block.system)[dof]
-        if kind in _ADDITIVE or self.block.system.additive_increments:
+        joint, kind = joint_kinds(self.block.system)[dof]
+        if getattr(joint, "additive_increments", False) or self.block.system.additive_increments:
             return None
         return f"the increments of {dof!r} ({kind}) do not add up"
 
@@ -294,8 +290,8 @@ class Nodes(ConfigurationForm):
     name = "nodes"
 
     def reason(self, dof):
-        _, kind = joint_kinds(self.block.system)[dof]
-        if kind in _ADDITIVE:
+        joint, kind = joint_kinds(self.block.system)[dof]
+        if getattr(joint, "additive_increments", False):   # a free body's root (joint None): not
             return None
         return f"{dof!r} ({kind}) is a rotation vector, not a coordinate of the node configurations"
 

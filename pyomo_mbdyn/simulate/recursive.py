@@ -419,6 +419,8 @@ class Chain:
         >>> chain.velocities, chain.inverse_dynamics([0.0], [0.0], [0.0]).round(4)
         (['hinge.angle'], array([4.905]))
         """
+        from ..mechanics.joints import ROTATION, TRANSLATION
+
         layout = system.layout
         name = getattr(system, "name", "system")
         if system.has_loops:
@@ -434,7 +436,7 @@ class Chain:
         children = {}
         for jname in layout["tree_joints"]:
             joint = system.joints[jname]
-            if joint.kind not in ("revolute", "prismatic"):
+            if joint.axis_motion is None:
                 raise ConfigurationError(f"Chain.from_system: joint {jname!r} is {joint.kind}; "
                                          f"only revolute and prismatic joints are read")
             parent = joint.parent.name
@@ -453,7 +455,7 @@ class Chain:
             else:  # a point mass on a rod: the joint at the hinge, the mass at the rod's end
                 x = np.asarray(joint.parent.point(joint.parent.q0, joint.parent_point), dtype=float)
                 inertia = np.zeros((3, 3))
-            make = ChainJoint.revolute if joint.kind == "revolute" else ChainJoint.prismatic
+            make = {ROTATION: ChainJoint.revolute, TRANSLATION: ChainJoint.prismatic}[joint.axis_motion]
             joints.append(make(x - x_prev, axis=joint.axis, name=joint.name))
             bodies.append(ChainBody(child.mass, np.asarray(child.q0[0:3], dtype=float) - x, inertia))
             velocities.extend(joint.dofs)
