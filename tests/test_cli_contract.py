@@ -93,7 +93,7 @@ def test_actuator_selection_reports_the_kept_motors(capsys):
 #: bad requests on every path: (argv, what the error names)
 BAD_REQUESTS = [
     (["run", "no-such-model"], "unknown model 'no-such-model'"),
-    (["run", "particle", "--steps", "ten"], "invalid int value: 'ten'"),
+    (["run", "particle", "--steps", "ten"], "invalid number value: 'ten'"),
     (["run", "particle", "--frobnicate"], "unrecognized arguments: --frobnicate"),
     (["run"], "the following arguments are required: model"),
     (["run", "minimum-time-mass", "--set", "distance"], "KEY=VALUE"),

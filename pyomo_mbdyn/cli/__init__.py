@@ -55,7 +55,7 @@ from .._version import __version__
 from ..studies.run import run_model, solve_model  # noqa: F401
 from ..studies.size import count_components as _count, count_rows as _count_rows  # noqa: F401
 from .common import (EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_INTERNAL, _command_streams, _line,  # noqa: F401
-                     _print_json, parse_settings)
+                     _print_json, number, parse_settings)
 from .study_commands import _add_study_arguments, _cmd_multistart, _cmd_sweep
 
 __all__ = ["main"]
@@ -290,7 +290,7 @@ def build_parser():
     run = sub.add_parser("run", help="build, solve and evaluate a model")
     run.add_argument("model")
     run.add_argument("--scheme", default=None, help="discrete scheme (bem, rem, ...)")
-    run.add_argument("--steps", type=int, default=None, help="number of time steps N")
+    run.add_argument("--steps", type=number, default=None, help="number of time steps N")
     run.add_argument("--solver", default=None, help="solver name (default: get_solver())")
     run.add_argument("--coarsest", type=int, default=None, metavar="N",
                      help="coarsest grid of the grid refinement used from 2N steps "
@@ -330,14 +330,14 @@ def build_parser():
                             "variable (auto, the default), move every free variable (guess), the chart "
                             "(chart) or draw random controls (controls)")
     multi.add_argument("--scheme", default=None, help="discrete scheme (bem, rem, ...)")
-    multi.add_argument("--steps", type=int, default=None, help="number of time steps N")
+    multi.add_argument("--steps", type=number, default=None, help="number of time steps N")
     _add_study_arguments(multi)
     multi.set_defaults(func=_cmd_multistart)
     diag = sub.add_parser("diagnose", help="structural and numerical diagnosis of a built model "
                                             "(dependent equations, residuals, conditioning)")
     diag.add_argument("model")
     diag.add_argument("--scheme", default=None, help="discrete scheme (bem, rem, ...)")
-    diag.add_argument("--steps", type=int, default=None, help="number of time steps N")
+    diag.add_argument("--steps", type=number, default=None, help="number of time steps N")
     diag.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="set",
                       help="a model option, as for run (JSON-typed VALUE)")
     diag.add_argument("--force", action="store_true",

@@ -17,6 +17,16 @@ EXIT_FAILED, EXIT_BAD_REQUEST, EXIT_INTERNAL = 1, 2, 3
 _json_stream = None
 
 
+def number(text):
+    """A number as written on the command line (``40`` an int, ``40.0`` or ``1e3`` a float), for
+    options whose rule is checked afterwards by the library (``--steps``: a whole number ≥ 1,
+    :func:`pyomo_mbdyn.mechanics.numeric.step_count`, the same rule as in Python)."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)   # a ValueError here: argparse says "invalid number value"
+
+
 def _line(model, message):
     """The one stderr line of a failure: ``pyomo-mbdyn: MODEL: message`` (the model named once)."""
     message = str(message)

@@ -4,7 +4,8 @@
 
 import sys
 
-from .common import EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_INTERNAL, _line, _print_json, parse_settings
+from .common import EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_INTERNAL, _line, _print_json, number, parse_settings
+
 
 def _split_list(text, flag, kind=str):
     """``"20,40,80"`` → ``[20, 40, 80]`` (``kind`` applied to each item)."""
@@ -58,11 +59,13 @@ def _study_table(args, study, options, on_record=None):
         if args.scheme is not None:
             grid["scheme"] = _split_list(args.scheme, "--scheme")
         if args.steps is not None:
-            grid["steps"] = _split_list(args.steps, "--steps", int)
+            grid["steps"] = _split_list(args.steps, "--steps", number)
     from pyomo_mbdyn.models import check_steps
 
-    for steps in grid.get("steps", []) + ([args.steps] if study != "sweep" and args.steps is not None else []):
-        check_steps(args.model, steps)  # before any run: a bad grid point fails no worker
+    if "steps" in grid:  # before any run: a bad grid point fails no worker
+        grid["steps"] = [check_steps(args.model, steps) for steps in grid["steps"]]
+    elif args.steps is not None:
+        args.steps = check_steps(args.model, args.steps)
     executor, close = _study_executor(args)
     common = {"executor": executor, "workers": args.workers, "task_timeout": args.task_timeout,
               "solver": args.solver, "save_dir": args.save_dir, "overwrite": args.overwrite, "on_record": on_record}

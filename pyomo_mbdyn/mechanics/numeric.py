@@ -87,11 +87,21 @@ def real(value, what, *, positive=False, finite=True):
     return number
 
 
-def step_count(steps, what):
-    """``steps`` as an ``int`` ≥ 1 (the number of time steps N), or a
-    :class:`~pyomo_mbdyn.errors.ConfigurationError` naming ``what`` and the bad value (a
-    bool, a float such as 1e400 or 2.5, a string)."""
-    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
-        raise ConfigurationError(f"{what}: steps must be a positive integer (the number of time steps N), "
+def step_count(steps, what=None):
+    """``steps`` as an ``int`` ≥ 1 (the number of time steps N): the one rule of the library for
+    a number of steps (scheme blocks, guesses, ``simulate``, models, the command line).
+
+    A whole number — an int, a numpy integer, or a float with a whole value such as 40.0 (what
+    ``T / h`` gives) — of at least 1.  Anything else is a
+    :class:`~pyomo_mbdyn.errors.ConfigurationError` naming ``what`` (when given) and the bad
+    value: a bool, 2.5, 0, 1e400 (inf), nan, a string.
+
+    >>> step_count(40.0, "simulate"), step_count(np.int64(8))
+    (40, 8)
+    """
+    if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, numbers.Real) \
+            or not np.isfinite(steps) or not float(steps).is_integer() or steps < 1:
+        prefix = f"{what}: " if what else ""
+        raise ConfigurationError(f"{prefix}steps must be a whole number ≥ 1 (the number of time steps N), "
                                  f"got {steps!r}")
     return int(steps)

@@ -54,12 +54,14 @@ def array_or_dict(value):
 
 
 def positive_int(value):
-    """A whole number ≥ 1 (an integral float such as 40.0 is taken; bools and strings are not)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"expected a positive integer, got {type(value).__name__} {value!r}")
-    if not (np.isfinite(value) and float(value).is_integer() and value >= 1):
-        raise ValueError(f"expected a positive integer, got {value!r}")
-    return int(value)
+    """The block's ``steps``: :func:`~pyomo_mbdyn.mechanics.numeric.step_count`'s rule (a
+    ``ValueError``, as Pyomo's ConfigValue domains raise)."""
+    from ..mechanics.numeric import step_count
+
+    try:
+        return step_count(value)
+    except ConfigurationError as err:
+        raise ValueError(str(err)) from None
 
 
 def positive_finite_float(value):

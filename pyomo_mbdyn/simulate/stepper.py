@@ -17,7 +17,7 @@ from ..discretization.common import interval_control_work, interval_joint_rates
 from ..discretization.registry import record, scheme_names
 from ..discretization.steps import layout
 from ..errors import ConfigurationError, MbdynError
-from ..mechanics.numeric import check_numeric, real
+from ..mechanics.numeric import check_numeric, real, step_count
 from ..trajectory import Trajectory
 
 __all__ = ["Stepper", "SimulationError", "simulate", "newton_solve", "check_initial_state",
@@ -195,10 +195,7 @@ class Stepper:
         fails raises :class:`SimulationError` saying how it failed, from when to when,
         and which control was largest."""
         system = self.system
-        if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer, float)) \
-                or not float(steps).is_integer() or steps < 1:
-            raise ConfigurationError(f"simulate: steps must be a whole number ≥ 1, got {steps!r}")
-        steps = int(steps)
+        steps = step_count(steps, "simulate")
         n_act = len(system.actuated)
         if controls is not None:
             check_numeric(controls, "simulate: controls", f"an array ({steps}, {n_act}) of numbers")

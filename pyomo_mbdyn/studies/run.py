@@ -113,7 +113,7 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarse
     if steps is not None:
         kwds["steps"] = steps
     if kwds.get("steps") is not None:  # before any build: --set steps=1e400, "ten", true
-        step_count(kwds["steps"], name)
+        kwds["steps"] = step_count(kwds["steps"], name)
     if coarsest is not None and (isinstance(coarsest, bool) or not isinstance(coarsest, numbers.Integral)
                                  or coarsest < 2):
         raise ConfigurationError(f"{name}: coarsest (the coarsest grid of the grid refinement, --coarsest) "
