@@ -84,12 +84,12 @@ def test_geometry_of_bodies_and_joints(motion):
 
 def test_snapshots_draw_every_part(motion):
     system = motion.system
-    ax = plotting.plot_snapshots(system, motion.q, times=[0, 4, 8])
+    ax = plotting.plot_snapshots(system, motion.q, times=[0, 4, 8], view="3d")
     assert ax.name == "3d" and ax.snapshot_nodes == [0, 4, 8]
     # per snapshot: 2 rods × 12 box edges; joints: shoulder 1 + 1, elbow 2 + 1, wrist 2 + 1; the
     # director triads (2 rods × 3) on the last snapshot only
     assert len(_segments(ax)) == 3 * (2 * 12 + 8) + 2 * 3
-    assert len(_segments(plotting.plot_snapshots(system, motion.q, times=[0, 4, 8], directors="all"))) \
+    assert len(_segments(plotting.plot_snapshots(system, motion.q, times=[0, 4, 8], directors="all", view="3d"))) \
         == 3 * (2 * 15 + 8)
     # the director lines of the last snapshot end at φ + a_i d_i
     (_, phi, D, a) = plotting.body_geometry(system, motion.q[8])[0]
@@ -104,10 +104,128 @@ def test_snapshots_draw_every_part(motion):
     pts = _drawn_points(ax)
     margin = 0.05 * spans.max()
     assert np.all(pts >= limits[:, 0] + margin) and np.all(pts <= limits[:, 1] - margin)
-    # the arm moves in the plane z = 0: seen square-on, the normal axis without ticks
+    # the arm moves in the plane z = 0: asked for in 3-D, it is seen square-on, the normal axis without ticks
     assert ax.elev == 90 and len(ax.get_zticks()) == 0
     assert "k = 0, 4, 8" in ax.get_title()
     assert [ax.get_xlabel(), ax.get_ylabel()] == ["x [m]", "y [m]"]
+
+
+def _segments_2d(ax):
+    from matplotlib.collections import LineCollection
+
+    return [s for c in ax.collections if isinstance(c, LineCollection) for s in c.get_segments()]
+
+
+def test_a_planar_motion_is_drawn_in_its_plane(motion):
+    """The arm turns about z: by default 2-D axes in the x–y plane, every segment of the 3-D
+    drawing projected (its x, y), equal scales, the world axes on the axes, no panes."""
+    system = motion.system
+    ax = plotting.plot_snapshots(system, motion.q, times=[0, 4, 8])
+    space = plotting.plot_snapshots(system, motion.q, times=[0, 4, 8], view="3d")
+    assert ax.name == "rectilinear" and ax.snapshot_nodes == [0, 4, 8]
+    plane = ax.snapshot_plane
+    np.testing.assert_allclose(plane.normal, [0, 0, 1])
+    assert plane.level == pytest.approx(0, abs=1e-12) and not plane.projected
+    flat, deep = _segments_2d(ax), _segments(space)
+    assert len(flat) == len(deep) == 3 * (2 * 12 + 8) + 2 * 3
+    np.testing.assert_allclose(np.array(flat), np.array(deep)[:, :, :2], atol=1e-12)
+    assert [ax.get_xlabel(), ax.get_ylabel()] == ["x [m]", "y [m]"] and ax.get_aspect() == 1.0
+    assert "motion in the x–y plane (z = 0 m)" in ax.get_title()
+    pts = np.array(flat).reshape(-1, 2)
+    limits = np.array([ax.get_xlim(), ax.get_ylim()])
+    np.testing.assert_allclose(limits, ax.drawn_limits)
+    margin = 0.05 * np.diff(limits, axis=1).max()
+    assert np.all(pts >= limits[:, 0] + margin) and np.all(pts <= limits[:, 1] - margin)
+    # the legend decodes every entry: bodies, the director that shows (a rod's d₂, d₃ are invisible), joints
+    assert [x.get_text() for x in ax.get_legend().get_texts()] == [
+        "upper", "fore", "bob", "d₁: body axis 1 (director)", "joint (○ its point on each body)"]
+    # a 2-D axes given is drawn on; a 3-D one keeps the drawing in space
+    given = plotting.canvas.new_figure().add_subplot()
+    assert plotting.plot_snapshots(system, motion.q, ax=given) is given and given.snapshot_plane is not None
+    given3d = plotting.canvas.new_figure().add_subplot(projection="3d")
+    assert plotting.plot_snapshots(system, motion.q, ax=given3d).snapshot_plane is None
+    with pytest.raises(ConfigurationError, match="view must be"):
+        plotting.plot_snapshots(system, motion.q, view="flat")
+
+
+def _spinning_rod(spin):
+    """A thick rod on a spherical joint at the origin, turned about z by 0 … 1 rad and about its
+    own axis (x) by ``spin`` times that: 6 configurations (exact rotations, q = (φ, d₁, d₂, d₃))."""
+    rod = RigidBody("rod", 1.0, (0.02, 0.09, 0.09), position=(0.5, 0, 0))
+    system = MultibodySystem("rod")
+    system.add_bodies(rod)
+    system.add_joints(Spherical("pivot", None, rod, location=(0, 0, 0)))
+    q = []
+    for angle in np.linspace(0, 1, 6):
+        c, s, cs, ss = np.cos(angle), np.sin(angle), np.cos(spin * angle), np.sin(spin * angle)
+        R = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) @ np.array([[1, 0, 0], [0, cs, -ss], [0, ss, cs]])
+        q.append(np.concatenate([R @ [0.5, 0, 0], R[:, 0], R[:, 1], R[:, 2]]))
+    q = np.array(q)
+    assert max(np.abs(np.asarray(system.constraints(qk), float)).max() for qk in q) < 1e-12  # assembled
+    return system, q
+
+
+def test_planar_is_decided_from_the_motion():
+    """Planar when every drawn point keeps its distance to the plane of the centres and joints;
+    the rod spinning about its own axis keeps its centre in the plane z = 0, but its box leaves it."""
+    system, q = _spinning_rod(0.0)
+    plane = plotting.geometry.motion_plane(system, q)
+    assert plane is not None and abs(plane.normal[2]) == pytest.approx(1.0)
+    system, q = _spinning_rod(2.0)
+    assert np.ptp(plotting.geometry.skeleton(system, q)[:, 2]) < 1e-12  # the centre stays at z = 0 ...
+    assert plotting.geometry.motion_plane(system, q) is None  # ... the body does not
+    ax = plotting.plot_snapshots(system, q)
+    assert ax.name == "3d" and ax.snapshot_plane is None
+    # forced into 2-D: projected onto the plane across its least spread, and the title says so
+    ax = plotting.plot_snapshots(system, q, view="2d")
+    assert ax.name == "rectilinear" and ax.snapshot_plane.projected and "projected onto" in ax.get_title()
+    # a 2-D axes given asks for a plane: the motion is projected
+    given = plotting.canvas.new_figure().add_subplot()
+    assert plotting.plot_snapshots(system, q, ax=given).snapshot_plane.projected
+    # a block sliding along x (centres on a line, no joint axis across it): the x–z plane, side on
+    block = RigidBody("block", 1.0, (0.1, 0.1, 0.1))
+    slider = MultibodySystem("slider")
+    slider.add_bodies(block)
+    q = simulate(slider, slider.q0, slider.null_space(slider.q0) @ [1.0, 0, 0, 0, 0, 0], h=0.1, steps=3).q
+    assert plotting.geometry.motion_plane(slider, q).labels == ("x [m]", "z [m]")
+    # one configuration is no motion: planar only when the joints turn about the plane's normal
+    assert plotting.geometry.motion_plane(system, system.q0) is None
+    assert plotting.geometry.motion_plane(slider, slider.q0) is None
+
+
+def _label_boxes(ax):
+    """The window extents of the snapshot labels as drawn."""
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    return [(text.get_text(), text.get_window_extent(renderer)) for text in ax.texts]
+
+
+def assert_labels_apart(ax, expected=None):
+    """No two label boxes overlap, each lies inside the axes, and (``expected``) all are drawn."""
+    boxes = _label_boxes(ax)
+    frame = ax.get_window_extent(ax.figure.canvas.get_renderer())
+    for i, (text, box) in enumerate(boxes):
+        assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1, text
+        for other, seen in boxes[:i]:
+            assert not box.overlaps(seen), f"{text!r} overlaps {other!r}: {box} and {seen}"
+    assert sorted(text for text, _ in boxes) == sorted(text for text, _ in ax.snapshot_labels)
+    if expected is not None:
+        assert len(boxes) == expected
+
+
+@pytest.mark.parametrize("view", ["2d", "3d"])
+def test_time_labels_never_overlap(motion, view):
+    """Nine snapshots of the arm, five of them bunched at the start: the labels are moved apart."""
+    ax = plotting.plot_snapshots(motion.system, motion.q, t=motion.t, count=9, view=view)
+    first = plotting.snapshots._anchors(ax, motion.system, motion.q, ax.snapshot_nodes, [np.zeros(3)] * 9,
+                                        ax.snapshot_plane)[1][:2]  # the labelled points of t = 0 and 0.05 s
+    assert np.linalg.norm(ax.transData.transform(first[0]) - ax.transData.transform(first[1])) < 20  # crowded
+    assert_labels_apart(ax)
+    assert len(ax.snapshot_labels) >= 7  # most are kept
+    # the layout changed (a caption): placed again, still apart
+    ax.figure.set_size_inches(*(ax.figure.get_size_inches() * 0.8))
+    plotting.snapshots._relayout(ax, bottom=0.05)
+    assert_labels_apart(ax)
 
 
 def test_each_snapshot_is_labelled_at_its_own_pose(motion):
@@ -116,12 +234,14 @@ def test_each_snapshot_is_labelled_at_its_own_pose(motion):
     system = motion.system
     ax = plotting.plot_snapshots(system, motion.q, times=[0.0, 0.2, 0.4], t=motion.t)
     assert [text for text, _ in ax.snapshot_labels] == ["t = 0 s", "t = 0.2 s", "t = 0.4 s"]
-    assert [text.get_text() for text in ax.texts] == ["t = 0 s", "t = 0.2 s", "t = 0.4 s"]
+    assert sorted(text.get_text() for text in ax.texts) == ["t = 0 s", "t = 0.2 s", "t = 0.4 s"]
     poses = [plotting.geometry.points_of(system, motion.q[k][None]) for k in ax.snapshot_nodes]
     for i, (_, position) in enumerate(ax.snapshot_labels):
         nearest = [np.linalg.norm(pose - position, axis=1).min() for pose in poses]
         assert np.argmin(nearest) == i, nearest
-        assert np.all(position >= ax.drawn_limits[:, 0]) and np.all(position <= ax.drawn_limits[:, 1])
+        inplane = ax.snapshot_plane.coordinates(position[None])[0]
+        assert np.all(inplane >= ax.drawn_limits[:, 0]) and np.all(inplane <= ax.drawn_limits[:, 1])
+    assert_labels_apart(ax, expected=3)
     by_node = plotting.plot_snapshots(system, motion.q, times=[0, 8])
     assert [text for text, _ in by_node.snapshot_labels] == ["k = 0", "k = 8"]
     assert len(plotting.plot_snapshots(system, motion.q, times=[0, 8], labels=False).texts) == 0
@@ -137,13 +257,15 @@ def test_snapshots_of_a_coordinate_system_with_a_drawing():
     system = crane.build_system()
     q = np.array([system.q0, system.reparametrise([1.0, -5.0, 0.3], system.q0)])
     ax = plotting.plot_snapshots(system, q)
-    ropes = _segments(ax)
-    assert len(ropes) == 2
+    ropes = _segments_2d(ax)
+    assert len(ropes) == 2 and ax.name == "rectilinear"  # a motion in the plane y = 0
     for qk, rope in zip(q, ropes):
         s, _, x, z = qk
-        assert np.allclose(rope, [[s, 0, 0], [x, 0, -z]])
+        assert np.allclose(rope, [[s, 0], [x, -z]])
+    assert [ax.get_xlabel(), ax.get_ylabel()] == ["x [m]", "z [m]"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["trolley", "load", "segment between drawn points"]
+    ax = plotting.plot_snapshots(system, q, view="3d")  # in space: seen square-on
     assert ax.elev == 0 and [ax.get_xlabel(), ax.get_zlabel()] == ["x [m]", "z [m]"]
-    assert [t.get_text() for t in ax.get_legend().get_texts()][:2] == ["trolley", "load"]
 
 
 def test_snapshots_by_time_single_configuration_and_offset(motion):
@@ -152,7 +274,7 @@ def test_snapshots_by_time_single_configuration_and_offset(motion):
     assert ax.snapshot_nodes == [0, 4, 8]
     ax = plotting.plot_snapshots(system, system.q0, box=False)
     assert ax.snapshot_nodes == [0] and len(_segments(ax)) == 2 * 3 + 8
-    ax = plotting.plot_snapshots(system, motion.q, times=[0, 8], offset=(0, 0, 5))
+    ax = plotting.plot_snapshots(system, motion.q, times=[0, 8], offset=(0, 0, 5), view="3d")
     assert max(p[2] for s in _segments(ax) for p in s) == pytest.approx(5.0, abs=1e-4)  # rods: a_3 ≈ 3e-5
     assert "moved by" in ax.get_title()
 
@@ -188,7 +310,10 @@ def test_snapshots_reject_bad_input(motion):
     with pytest.raises(ConfigurationError, match="outside the grid"):
         plotting.plot_snapshots(system, motion.q, times=[2.0], t=motion.t)
     with pytest.raises(ConfigurationError, match="3-D axes"):
-        plotting.plot_snapshots(system, motion.q, ax=plotting.canvas.new_figure().add_subplot())
+        plotting.plot_snapshots(system, motion.q, ax=plotting.canvas.new_figure().add_subplot(), view="3d")
+    with pytest.raises(ConfigurationError, match="2-D axes"):
+        plotting.plot_snapshots(system, motion.q, ax=plotting.canvas.new_figure().add_subplot(projection="3d"),
+                                view="2d")
     with pytest.raises(ConfigurationError, match="NaN"):
         plotting.plot_snapshots(system, np.full_like(motion.q, np.nan))
     with pytest.raises(TypeError, match="MultibodySystem"):
@@ -204,7 +329,8 @@ def test_controls_are_staircases(motion):
         values, edges, _ = patch.get_data()
         np.testing.assert_array_equal(values, motion.u[:, a])
         np.testing.assert_array_equal(edges, motion.t)
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["shoulder.angle", "elbow.angle"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["torque on shoulder.angle [N m]",
+                                                                 "torque on elbow.angle [N m]"]
     with pytest.raises(ConfigurationError, match="N\\+1 node times"):
         plotting.plot_controls(motion.t[:-1], motion.u)
     with pytest.raises(ConfigurationError, match="no columns"):
@@ -216,7 +342,7 @@ def test_controls_are_staircases(motion):
 def test_coordinates_over_time(motion):
     ax = plotting.plot_coordinates(motion.t, motion.q[:, :2], ["upper.x", "upper.y"])
     lines = ax.get_lines()
-    assert [line.get_label() for line in lines] == ["upper.x", "upper.y"]
+    assert [line.get_label() for line in lines] == ["coordinate upper.x [m]", "coordinate upper.y [m]"]
     np.testing.assert_array_equal(lines[1].get_xdata(), motion.t)
     np.testing.assert_array_equal(lines[1].get_ydata(), motion.q[:, 1])
     with pytest.raises(ConfigurationError, match="N\\+1 node times"):
@@ -238,7 +364,7 @@ def test_conservation_panels_show_the_table(motion):
     assert set(lines) == {"T", "V", "W", "E"}
     np.testing.assert_array_equal(lines["V"], table["V"])
     legend = [t.get_text() for t in energy.get_legend().get_texts()]
-    assert "W  = −(work done by the controls)" in legend and "E = T + V + W + D" in legend
+    assert "W  = −(work done by the controls)" in legend and "E = T + V + W + D  total" in legend
     np.testing.assert_array_equal(drift.get_lines()[0].get_ydata(), table["E"] - table["E"].iloc[0])
     # the scheme is read from the trajectory's metadata: BEM conserves T + V + W + D
     assert drift.get_title().startswith("BEM, energy-momentum scheme:\nT + V + W + D constant to solver tolerance")
@@ -247,7 +373,8 @@ def test_conservation_panels_show_the_table(motion):
     (left,) = _axes_titled(fig, "angular momentum about the origin")
     assert not _axes_titled(fig, "linear")
     Lz = left.get_lines()[0]
-    assert Lz.get_label() == "L_z (rotation about z free at the joints): changed by gravity, shoulder.angle"
+    assert Lz.get_label() == ("L_z (rotation about z free at the joints): changed by gravity, "
+                              "the control on shoulder.angle")
     np.testing.assert_array_equal(Lz.get_ydata(), table["Lz"])
     assert _axes_titled(fig, "constraint residual")
     # without the trajectory: the momentum changes, labelled as not a balance
@@ -343,7 +470,7 @@ def test_angular_momentum_changes_only_by_the_shoulder_torque(scheme):
     np.testing.assert_allclose(table["Lz_impulse"].iloc[-1], 0.05 * 8 * 1.0, rtol=1e-12)
     fig = plotting.plot_conservation(traj.diagnostics(), trajectory=traj)
     (left,) = _axes_titled(fig, "angular momentum about the origin")
-    assert left.get_lines()[0].get_label() == "L_z (rotation about z symmetry): changed by shoulder.angle"
+    assert left.get_lines()[0].get_label() == "L_z (rotation about z symmetry): changed by the control on shoulder.angle"
 
 
 def test_gravity_moment_enters_the_balance(motion):
@@ -384,14 +511,14 @@ def test_controls_are_labelled_per_actuator_unit():
     ax = plotting.plot_controls(t, u, ["trolley.s", "winch.beta"])
     top, bottom = ax.figure.axes
     assert top.get_ylabel() == "u: applied force [N]" and bottom.get_ylabel() == "u: applied torque [N m]"
-    assert [x.get_text() for x in top.get_legend().get_texts()] == ["trolley.s [N]"]
-    assert [x.get_text() for x in bottom.get_legend().get_texts()] == ["winch.beta [N m]"]
+    assert [x.get_text() for x in top.get_legend().get_texts()] == ["force on trolley.s [N]"]
+    assert [x.get_text() for x in bottom.get_legend().get_texts()] == ["torque on winch.beta [N m]"]
     assert bottom.get_xlabel() == "t [s]"
     # one axes given: one y label listing both units, the legend naming each
     ax = plotting.canvas.new_figure().add_subplot()
     plotting.plot_controls(t, u, ["trolley.s", "winch.beta"], ax=ax)
     assert ax.get_ylabel() == "u: applied generalised force [N, N m]"
-    assert [x.get_text() for x in ax.get_legend().get_texts()] == ["trolley.s [N]", "winch.beta [N m]"]
+    assert [x.get_text() for x in ax.get_legend().get_texts()] == ["force on trolley.s [N]", "torque on winch.beta [N m]"]
     # a spherical joint's and a body's rotations are torques, a body's translation a force
     ax = plotting.plot_controls(t, np.ones((4, 3)), ["wrist.wx", "body.wz", "body.vx"])
     assert [a.get_ylabel() for a in ax.figure.axes] == ["u: applied torque [N m]", "u: applied force [N]"]
@@ -433,9 +560,9 @@ def test_every_axis_of_every_model_figure_has_a_unit(name, scheme, tmp_path, mon
     drawn = []
     save = figures._save
 
-    def keep(fig, path, caption=None):
+    def keep(fig, path, caption=None, **layout):
         drawn.append(fig)
-        return save(fig, path, caption)
+        return save(fig, path, caption, **layout)
 
     monkeypatch.setattr(figures, "_save", keep)
     module = importlib.import_module(MODELS[name])
@@ -455,6 +582,15 @@ def test_every_axis_of_every_model_figure_has_a_unit(name, scheme, tmp_path, mon
                 limits = np.array([ax.get_xlim(), ax.get_ylim(), ax.get_zlim()])
                 pts = _drawn_points(ax)
                 assert np.all(pts >= limits[:, 0]) and np.all(pts <= limits[:, 1]), name
+            if hasattr(ax, "snapshot_nodes"):  # as written: the labels apart, inside the axes
+                assert_labels_apart(ax)
+                if ax.name != "3d":
+                    limits = np.array([ax.get_xlim(), ax.get_ylim()])
+                    pts = np.array(_segments_2d(ax)).reshape(-1, 2)
+                    assert np.all(pts >= limits[:, 0]) and np.all(pts <= limits[:, 1]), name
+            if ax.get_legend() is not None:  # every entry says what it is: no bare d1, no bare symbol
+                for entry in ax.get_legend().get_texts():
+                    assert not re.fullmatch(r"d[1-3₁-₃]|[A-Za-z](_\w)?", entry.get_text()), (name, entry.get_text())
 
 
 def test_paper_figures_are_named_only_for_the_papers_scheme_and_case():

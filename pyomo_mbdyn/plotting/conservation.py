@@ -36,7 +36,8 @@ def _momentum_label(column, info):
     motion = (f"rotation about {info['axis']}" if info["motion"] == "rotation"
               else f"translation along {info['axis']}")
     why = f"{motion} symmetry" if not info["gravity"] else f"{motion} free at the joints"
-    acting = (["gravity"] if info["gravity"] else []) + info["actuators"] + (["friction"] if info["friction"] else [])
+    acting = ((["gravity"] if info["gravity"] else []) + [f"the control on {a}" for a in info["actuators"]]
+              + (["friction"] if info["friction"] else []))
     if not acting:
         return f"{name}: conserved ({why})"
     if len(acting) > 3:
@@ -50,7 +51,7 @@ def _energy_panels(ax, balance_ax, table, t, scheme, energy_unit, time_unit):
     for c in drawn:
         ax.plot(t, table[c].to_numpy(float), label=ENERGY_TERMS[c])
     E = table["E"].to_numpy(float)
-    ax.plot(t, E, label="E = " + " + ".join(present), lw=2.6, color="k")
+    ax.plot(t, E, label="E = " + " + ".join(present) + "  total", lw=2.6, color="k")
     zero = [c for c in present if c not in drawn]
     ax.set_title("energy: " + " + ".join(present) + " = E" + (f"  ({' = '.join(zero)} = 0)" if zero else ""))
     ax.set_ylabel(f"energy {bracket(energy_unit)}")

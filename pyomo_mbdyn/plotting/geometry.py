@@ -15,7 +15,8 @@ draw a system the same way:
   from each body's centre of mass to its joint point.
 
 Body colours (:data:`BODY_COLORS`) are matplotlib's tab10 without red, green and
-blue, kept for the directors, so that a box never has a director's colour.
+blue, kept for the directors, so that a box never has a director's colour, then
+tab20's light shades of the same (13 before one repeats).
 """
 
 import numpy as np
@@ -23,10 +24,13 @@ import numpy as np
 from ..errors import ConfigurationError
 
 __all__ = ["BODY_COLORS", "DIRECTOR_COLORS", "body_color", "as_configurations", "body_geometry", "joint_geometry",
-           "box_corners", "box_edges", "points_of", "skeleton", "anchored", "auto_spacing", "grid_shifts"]
+           "box_corners", "box_edges", "points_of", "skeleton", "anchored", "auto_spacing", "grid_shifts",
+           "Plane", "motion_plane", "best_plane"]
 
-#: body colours: matplotlib's tab10 without tab:blue, tab:green and tab:red
-BODY_COLORS = ("#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+#: body colours: matplotlib's tab10 without tab:blue, tab:green and tab:red, then tab20's light
+#: orange, purple, brown, pink, olive and cyan (13 bodies before a colour repeats: the space robot has 8)
+BODY_COLORS = ("#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+               "#ffbb78", "#c5b0d5", "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5")
 #: d₁, d₂, d₃: tab:red, tab:green, tab:blue
 DIRECTOR_COLORS = ("#d62728", "#2ca02c", "#1f77b4")
 
@@ -216,8 +220,146 @@ def auto_spacing(system, q):
     return 0.0
 
 
-def grid_shifts(count, spacing):
+def grid_shifts(count, spacing, right=(1.0, 0.0, 0.0), down=(0.0, 0.0, -1.0)):
     """Shifts of ``count`` snapshots in reading order on a grid of about √count columns:
-    left to right along x, rows downwards along z (a 3-D axes is square: a long strip would be tiny)."""
+    left to right along ``right`` (x), rows downwards along ``down`` (−z; a 3-D axes is square:
+    a long strip would be tiny)."""
     columns = int(np.ceil(np.sqrt(count)))
-    return [spacing * np.array([i % columns, 0.0, -(i // columns)]) for i in range(count)]
+    right, down = np.asarray(right, float), np.asarray(down, float)
+    return [spacing * ((i % columns) * right + (i // columns) * down) for i in range(count)]
+
+
+_AXES = "xyz"
+
+
+class Plane:
+    """A plane of drawing: unit ``normal``, in-plane unit vectors ``right`` and ``up`` (``right × up =
+    normal``), ``level`` = normal · point [m], and whether the motion was ``projected`` onto it
+    (not planar).  ``coordinates(points)`` gives the (K, 2) in-plane coordinates; ``labels`` the
+    axis labels (the world axes when the plane is a coordinate plane: ``"x [m]"``)."""
+
+    def __init__(self, normal, level, projected=False):
+        normal = np.asarray(normal, float) / np.linalg.norm(normal)
+        axis = int(np.argmax(np.abs(normal)))
+        if abs(abs(normal[axis]) - 1.0) < 1e-9:  # a coordinate plane, seen as the 3-D view saw it
+            right, up = {2: ((1, 0, 0), (0, 1, 0)), 1: ((1, 0, 0), (0, 0, 1)), 0: ((0, 1, 0), (0, 0, 1))}[axis]
+            right, up = np.array(right, float), np.array(up, float)
+            level = level * np.sign(normal[axis])
+            normal = np.cross(right, up)
+            self.labels = (f"{_AXES[int(np.argmax(right))]} [m]", f"{_AXES[int(np.argmax(up))]} [m]")
+            self.name = (f"the {_AXES[int(np.argmax(right))]}–{_AXES[int(np.argmax(up))]} plane"
+                         f" ({_AXES[axis]} = {_round(level)} m)")
+        else:  # upwards: world z in the plane (else y), right-handed about the normal
+            up = np.array([0.0, 0.0, 1.0]) - normal[2] * normal
+            if np.linalg.norm(up) < 1e-6:
+                up = np.array([0.0, 1.0, 0.0]) - normal[1] * normal
+            up /= np.linalg.norm(up)
+            right = np.cross(up, normal)
+            if right[np.argmax(np.abs(right))] < 0:
+                right, normal, level = -right, -normal, -level
+            self.labels = (f"along {_vector(right)} [m]", f"along {_vector(up)} [m]")
+            self.name = f"the plane normal to {_vector(normal)} (at {_round(level)} m)"
+        self.normal, self.right, self.up, self.level, self.projected = normal, right, up, float(level), projected
+
+    def coordinates(self, points):
+        """In-plane coordinates (right, up) of the (K, 3) ``points``."""
+        points = np.asarray(points, float)
+        return np.column_stack([points @ self.right, points @ self.up])
+
+    def __repr__(self):
+        return f"Plane({self.name}{', projected' if self.projected else ''})"
+
+
+def _round(x):
+    return f"{0.0 if abs(x) < 5e-13 else x:.3g}"
+
+
+def _vector(v):
+    return "(" + ", ".join(_round(x) for x in v) + ")"
+
+
+def _body_points(system, q):
+    """(K, P, 3): every drawn point (box corners, centres, joint points) per configuration, in a
+    fixed order, so that a point is followed from node to node."""
+    out = []
+    for qk in q:
+        pts = []
+        for _, phi, D, a in body_geometry(system, qk):
+            pts.append(phi)
+            if D is not None:
+                pts.extend(box_corners(phi, D, a).values())
+        for _, sp, sc, _, _ in joint_geometry(system, qk):
+            pts.extend((sp, sc))
+        out.append(pts)
+    return np.array(out, float)
+
+
+def motion_plane(system, q, tol=1e-6):
+    """The plane a motion stays in, or None: a :class:`Plane` when every drawn point
+    (box corners, centres of mass, joint points) of the configurations ``q`` keeps its
+    distance to one plane, which holds the centres and joint points (a planar motion:
+    bodies turning only about the plane's normal), to ``tol`` times the motion's size.
+
+    The plane comes from the points themselves (their principal directions); when the
+    centres and joint points lie on a line (an arm stretched out, a block sliding), from the
+    joints' axes (all parallel, at right angles to the line), else it is a coordinate plane
+    holding the line (x–z first: a side view).  Decided numerically, for any system.
+
+    Examples
+    --------
+    >>> from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+    >>> link = RigidBody("link", 1.0, (0.1, 0.1, 0.02), position=(0.5, 0, 0))
+    >>> arm = MultibodySystem("arm")
+    >>> arm.add_bodies(link)
+    >>> arm.add_joints(Revolute("hinge", None, link, location=(0, 0, 0), axis=(0, 0, 1)))
+    >>> motion_plane(arm, arm.q0)
+    Plane(the x–y plane (z = 0 m))
+    """
+    q = np.atleast_2d(np.asarray(q, float))
+    bones = skeleton(system, q)
+    points = _body_points(system, q)
+    size = max(np.ptp(points.reshape(-1, 3), axis=0).max(), np.ptp(bones, axis=0).max())
+    if size == 0:
+        return None
+    centred = bones - bones.mean(axis=0)
+    _, s, vt = np.linalg.svd(centred, full_matrices=True)
+    s = np.concatenate([s, np.zeros(3 - len(s))])
+    if s[1] > tol * max(s[0], 1e-300):  # the centres and joints span a plane
+        normal = vt[2]
+    else:  # on a line (or a point): the joints' common axis, else a coordinate axis across the line
+        line = vt[0] if s[0] > 0 else np.zeros(3)
+        axes = [getattr(joint, "axis", None) for joint in getattr(system, "joints", {}).values()]
+        normal = None
+        if axes and all(a is not None for a in axes):
+            first = np.asarray(axes[0], float)
+            if all(np.linalg.norm(np.cross(first, a)) <= tol for a in axes) and abs(line @ first) <= tol:
+                normal = first
+        for axis in (1, 2, 0):  # y first: a side view, z up
+            if normal is None and s[0] > 0 and abs(line[axis]) <= tol:
+                normal = np.eye(3)[axis]
+        if normal is None:
+            return None
+    normal = np.where(np.abs(normal) < tol, 0.0, normal)
+    normal /= np.linalg.norm(normal)
+    if np.abs(bones @ normal - (bones @ normal).mean()).max() > tol * size:
+        return None
+    if np.ptp(points @ normal, axis=0).max() > tol * size:  # some point leaves its plane: not planar
+        return None
+    if len(q) == 1:  # one configuration is no motion: planar when every joint turns about the normal
+        axes = [getattr(joint, "axis", None) for joint in getattr(system, "joints", {}).values()]
+        if not axes or any(a is None or np.linalg.norm(np.cross(normal, a)) > tol for a in axes):
+            return None
+    return Plane(normal, float(np.mean(bones @ normal)))
+
+
+def best_plane(system, q):
+    """The plane a (non-planar) motion is best seen in: normal to the centres' and joint
+    points' least principal direction (snapped to a coordinate axis when within 10°),
+    marked ``projected``."""
+    bones = skeleton(system, np.atleast_2d(np.asarray(q, float)))
+    _, _, vt = np.linalg.svd(bones - bones.mean(axis=0), full_matrices=True)
+    normal = vt[2]
+    axis = int(np.argmax(np.abs(normal)))
+    if abs(normal[axis]) > np.cos(np.radians(10)):
+        normal = np.eye(3)[axis]
+    return Plane(normal, float(np.mean(bones @ normal)), projected=True)

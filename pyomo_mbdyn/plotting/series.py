@@ -19,8 +19,9 @@ def plot_coordinates(t, q, names=None, ax=None, *, units=None, time_unit="s"):
 
     ``units`` (one string for all columns, or one per column) default to the
     units the names tell (:func:`pyomo_mbdyn.trajectory.unit`: m, rad, 1).
-    Coordinates of different units go to stacked panels of a new figure (with
-    ``ax`` given, to that one axes, each legend entry naming its unit).
+    Each legend entry names the coordinate and its unit (``coordinate
+    shoulder.angle [rad]``).  Coordinates of different units go to stacked
+    panels of a new figure (with ``ax`` given, to that one axes).
     Returns the (first) axes.
     """
     q = np.asarray(q, dtype=float)
@@ -32,7 +33,8 @@ def plot_coordinates(t, q, names=None, ax=None, *, units=None, time_unit="s"):
     names = _column_names(names, q.shape[1], "q", "coordinates")
     return _draw_by_unit(ax, names, units_of(names, "q", units),
                          lambda panel, j, label: panel.plot(t, q[:, j], marker=".", color=color(j), label=label),
-                         lambda _: "q", time_unit, "coordinates at the nodes")
+                         lambda _: "q", time_unit, "coordinates at the nodes",
+                         entry=lambda name, u: f"coordinate {name} {bracket(u)}")
 
 
 def _column_names(names, count, prefix, what):
@@ -43,16 +45,17 @@ def _column_names(names, count, prefix, what):
     return names
 
 
-def _draw_by_unit(ax, names, units, draw, quantity, time_unit, title):
+def _draw_by_unit(ax, names, units, draw, quantity, time_unit, title, entry=None):
     """One panel per unit (stacked in a new figure, or all on ``ax``): ``draw(panel, column, label)``
-    for every column, legend entries naming the unit when units are mixed; y labels by
-    ``quantity(unit)``.  Returns the (first) axes."""
+    for every column, legend entries ``entry(name, unit)`` (default: the name, with its unit
+    when units are mixed); y labels by ``quantity(unit)``.  Returns the (first) axes."""
     by_unit = groups(units)
     axes = _panels(ax, len(by_unit), (7.5, 4))
     mixed = len(by_unit) > 1
     for panel, (unit_, columns) in zip(axes, by_unit.items()):
         for j in columns:
-            draw(panel, j, f"{names[j]} [{unit_ or '?'}]" if mixed else names[j])
+            draw(panel, j, entry(names[j], unit_) if entry is not None
+                 else f"{names[j]} [{unit_ or '?'}]" if mixed else names[j])
         panel.legend()
     _label_panels(axes, by_unit, quantity, time_unit)
     axes[0].set_title(title)
@@ -89,6 +92,11 @@ def _control_label(u):
     return f"u: applied {_FORCE_NAMES.get(u, 'generalised force')}"
 
 
+def _control_entry(name, u):
+    """``torque on shoulder.angle [N m]``: what the control is, the coordinate it acts on, its unit."""
+    return f"{_FORCE_NAMES.get(u, 'generalised force')} on {name} {bracket(u)}"
+
+
 @styled
 def plot_controls(t, u, names=None, ax=None, *, units=None, time_unit="s"):
     """Draw interval-constant controls as staircases: ``u[i, a]`` on [t_i, t_{i+1}].
@@ -98,8 +106,9 @@ def plot_controls(t, u, names=None, ax=None, *, units=None, time_unit="s"):
     string, or one per column) default to what the names tell: a control on a
     rotation (``elbow.angle``, a spherical joint's ``wx``, a body's ``wz``) is
     a torque [N m], on a translation (``trolley.s``, ``slide``, ``vx``) a force
-    [N].  Forces and torques go to stacked panels of a new figure (with ``ax``
-    given, to that one axes, each legend entry naming its unit).  Returns the
+    [N].  Each legend entry names the coordinate, what the control is and its
+    unit (``torque on elbow.angle [N m]``).  Forces and torques go to stacked
+    panels of a new figure (with ``ax`` given, to that one axes).  Returns the
     (first) axes.
     """
     t = np.asarray(t, dtype=float)
@@ -114,7 +123,7 @@ def plot_controls(t, u, names=None, ax=None, *, units=None, time_unit="s"):
     names = _column_names(names, u.shape[1], "u", "control columns")
     return _draw_by_unit(ax, names, units_of(names, "u", units),
                          lambda panel, a, label: panel.stairs(u[:, a], t, label=label, baseline=None, color=color(a)),
-                         _control_label, time_unit, "controls (constant on each interval)")
+                         _control_label, time_unit, "controls (constant on each interval)", entry=_control_entry)
 
 
 def _as_columns(a, what):
