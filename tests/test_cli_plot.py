@@ -102,3 +102,44 @@ def test_run_model_passes_steps_and_build_options_to_the_model():
     assert lifted["n_variables"] - minimal["n_variables"] == 20 * 12
     assert lifted["n_constraints"] - minimal["n_constraints"] == 20 * 12
     assert minimal["status"] == lifted["status"] == "optimal"
+
+
+def _label_boxes_apart(ax):
+    """The snapshot labels as drawn: their boxes (``get_window_extent``) inside the axes and
+    overlapping nowhere.  Returns their texts."""
+    ax.figure.canvas.draw()
+    renderer = ax.figure.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    boxes = [(text.get_text(), text.get_window_extent(renderer)) for text in ax.texts]
+    for i, (text, box) in enumerate(boxes):
+        assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1, text
+        for other, seen in boxes[:i]:
+            assert not box.overlaps(seen), f"{text!r} overlaps {other!r}: {box} and {seen}"
+    return sorted(text for text, _ in boxes)
+
+
+@pytest.mark.parametrize("name, steps, plane", [("three-link-arm", 10, "the x–y plane (z = 0 m)"),
+                                                ("four-bar", None, "the x–y plane (z = 0 m)"),
+                                                ("heavy-top", None, None)])
+def test_solved_snapshots_read(name, steps, plane, tmp_path, capsys, monkeypatch):
+    """The snapshots ``run --plot`` writes for a solved model: a planar motion on 2-D axes in its
+    plane, a spinning top in 3-D; the time labels (which printed over one another for the arm and
+    the four-bar) measured as drawn: apart, inside the axes, every snapshot labelled."""
+    from pyomo_mbdyn import figures
+
+    drawn = {}
+    save = figures._save
+
+    def keep(fig, path, caption=None, **layout):
+        drawn[Path(path).name] = fig
+        return save(fig, path, caption, **layout)
+
+    monkeypatch.setattr(figures, "_save", keep)
+    _run_with_plot(name, tmp_path, steps, capsys)
+    (ax,) = [a for a in drawn[f"{name}_snapshots.png"].axes if hasattr(a, "snapshot_nodes")]
+    assert (ax.name == "3d") == (plane is None)
+    if plane is not None:
+        assert ax.snapshot_plane.name == plane and not ax.snapshot_plane.projected
+        assert ax.get_aspect() == 1.0
+    texts = _label_boxes_apart(ax)
+    assert len(texts) == len(ax.snapshot_nodes) == 6

@@ -702,3 +702,20 @@ def test_model_figures_rejects_bad_input(arm_model, tmp_path):
         figures.model_figures("../x", arm_model, tmp_path)
     with pytest.raises(ConfigurationError, match="no scheme block"):
         figures.model_figures("x", object(), tmp_path)
+
+
+def test_a_constant_discrete_hamiltonian_is_drawn_flat():
+    """H^d constant to 1e-12 (the indirect DNCO): the left panel is a flat line on plain ticks
+    (no "×10⁻¹² + 5.7×10⁻¹" offset to decode); the right panel carries the deviation."""
+    t = np.linspace(0.15, 2.85, 10)
+    Hd = 0.5709906887 + 1e-12 * np.sin(t)
+    ax = plotting.plot_discrete_hamiltonian(t, Hd, unit="1")
+    ax.figure.canvas.draw()
+    lo, hi = ax.get_ylim()
+    assert lo == pytest.approx(Hd.mean() - 0.05 * Hd.max()) and hi == pytest.approx(Hd.mean() + 0.05 * Hd.max())
+    assert ax.yaxis.get_offset_text().get_text() == ""
+    right = ax.figure.axes[1]
+    np.testing.assert_allclose(right.get_lines()[0].get_ydata(), Hd - Hd[0])
+    # a varying H^d keeps its own limits
+    ax = plotting.plot_discrete_hamiltonian(t, np.sin(t), unit="1")
+    assert ax.get_ylim()[1] < 1.1

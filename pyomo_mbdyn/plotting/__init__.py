@@ -26,8 +26,14 @@ What is drawn
 * A joint is a marker at its joint point on the parent and on the child (they
   coincide while the constraint holds), a line between the two, and thin
   lines from each body's centre of mass to its joint point.
-* The 3-D axes have equal scales (limits from the drawn geometry plus a
-  margin); a motion in a coordinate plane is seen square-on.
+* A planar motion (:func:`.geometry.motion_plane`: every drawn point keeps its
+  distance to one plane, decided from the configurations) is drawn on 2-D axes
+  in that plane, labelled with the world axes; any other on 3-D axes (a planar
+  one asked for in 3-D is seen square-on).  The axes have equal scales (limits
+  from the drawn geometry plus a margin).
+* Snapshot time labels never overlap (:func:`.snapshots.place_labels`); every
+  legend entry says what it is (``d₁: body axis 1 (director)``, ``torque on
+  elbow.angle [N m]``, ``T  kinetic energy``).
 
 Conservation
 ------------

@@ -156,11 +156,11 @@ def _leader(ax, label, anchor, renderer):
 
 
 def _anchors(ax, system, q, nodes, shifts, plane):
-    """Per snapshot the drawn point that sets its pose apart: the one farthest from every other
-    snapshot's points (the tip of an arm, the end of a swing; ties: the farthest from the centre
+    """Per snapshot the centre of mass or joint point that sets its pose apart: the one farthest
+    from every other snapshot's (the tip of an arm, the end of a swing; ties: the farthest from the centre
     of all snapshots), in space, and in the axes' data coordinates (projected on a 3-D axes);
     and every drawn point in those coordinates."""
-    poses = [points_of(system, q[k][None, :]) + shift for k, shift in zip(nodes, shifts)]
+    poses = [skeleton(system, q[k][None, :]) + shift for k, shift in zip(nodes, shifts)]
     everything = np.vstack(poses)
     centre = everything.mean(axis=0)
     size = max(np.ptp(everything, axis=0).max(), 1e-12)
@@ -172,6 +172,7 @@ def _anchors(ax, system, q, nodes, shifts, plane):
         score = np.round(apart / size, 3) + 1e-3 * np.linalg.norm(pose - centre, axis=1) / size
         far.append(pose[np.argmax(score)])
     far = np.array(far)
+    everything = points_of(system, q[nodes], shifts)  # what a label should not cover
     if plane is not None:
         return far, plane.coordinates(far), plane.coordinates(everything)
     from mpl_toolkits.mplot3d import proj3d
