@@ -15,6 +15,7 @@ plots (:func:`pyomo_mbdyn.plotting.plot_conservation`) draw both.
 
 import numpy as np
 
+from .discretization.capabilities import MIDPOINTS, NODES
 from .errors import ConfigurationError
 
 __all__ = ["momentum_balance", "energy_statement", "GENERATORS"]
@@ -51,14 +52,6 @@ def _scheme_record(scheme):
     return record(scheme)
 
 
-def _loads_at_midpoints(rec):
-    """Where the scheme applies controls and friction: ``Bᵀ(q♯_{k+½})`` once per interval
-    (the energy-momentum and midpoint schemes, whose joint rates ν_{k,k+1} = B v_{k+½} are
-    unknowns), or lumped half to each node, ``(h/2) B(q_k)ᵀ`` (DMOCC 3.10, RATTLE): the
-    record's ``loads``."""
-    return rec is None or rec.loads == "midpoints"
-
-
 def _load_stages(trajectory, rec, q):
     """``[(weight, configurations (N, n), controls (N, n_u))]``: where and with which controls
     the scheme applies its loads on each interval (the record's ``loads``): at the midpoint
@@ -67,17 +60,10 @@ def _load_stages(trajectory, rec, q):
     the stage controls from its extras, or its interval controls where it has none: a
     simulation applies them at every stage)."""
     u = np.asarray(trajectory.u, float)
-    if rec is not None and rec.loads == "stages" and trajectory.extras.get("q_mid") is not None:
-        extras, q_mid = trajectory.extras, np.asarray(trajectory.extras["q_mid"], float)
-        out = []
-        for name, c, b in rec.stages:
-            lagrange = (2 * (c - 0.5) * (c - 1), -4 * c * (c - 1), 2 * c * (c - 0.5))  # nodes 0, ½, 1
-            at = lagrange[0] * q[:-1] + lagrange[1] * q_mid + lagrange[2] * q[1:]
-            out.append((float(b), at, u if name == "u" else np.asarray(extras.get(name, u), float)))
-        return out
-    if _loads_at_midpoints(rec):
-        return [(1.0, 0.5 * (q[:-1] + q[1:]), u)]
-    return [(0.5, q[:-1], u), (0.5, q[1:], u)]
+    # without a record (a trajectory of unknown origin) at the midpoints; a record without
+    # multibody loads (loads None) half at each node
+    loads = MIDPOINTS if rec is None else (rec.loads or NODES)
+    return loads.stages(q, u, rec.stages if rec is not None else (), trajectory.extras)
 
 
 def momentum_balance(trajectory, table=None, *, scheme=None):
@@ -166,7 +152,7 @@ def momentum_balance(trajectory, table=None, *, scheme=None):
         except ConfigurationError as err:
             impulse_error = f"the control impulse needs B(q); {err}".replace(f"{system}: ", "")
     # a scheme in its own coordinates (the quaternion top) applies its loads there, not as below
-    foreign = rec is not None and rec.system != "multibody"
+    foreign = rec is not None and not rec.system.multibody
     jacobians = [np.asarray(system.constraint_jacobian(qk), float) for qk in q]
     data, described = {"t": (table["t"] if "t" in table.columns else table.index).to_numpy(float)}, {}
     for column, motion, axis in GENERATORS:
@@ -235,9 +221,9 @@ def energy_statement(scheme):
     name = (scheme if options else rec.name).upper().replace("_", "-")
     if options.get("gradient") == "midpoint":
         return f"{name}, midpoint state equations: T + V + W not conserved (O(h²); exact for quadratic H)"
-    if rec.system == "hamiltonian":
+    if rec.system.hamiltonian:
         return f"{name}, discrete-gradient scheme: T + V + W constant to solver tolerance"
-    if rec.energy_consistent or rec.system == "top":
+    if rec.energy_consistent or rec.system.energy_conserving:
         return f"{name}, energy-momentum scheme: T + V + W + D constant to solver tolerance"
     order = {2: "²", 4: "⁴"}.get(rec.order, f"^{rec.order}")
     if rec.momentum_consistent:

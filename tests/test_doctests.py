@@ -25,7 +25,7 @@ WITH_EXAMPLES = ["pyomo_mbdyn.atomic", "pyomo_mbdyn.balance", "pyomo_mbdyn.diagn
                  "pyomo_mbdyn.discretization.lobatto", "pyomo_mbdyn.schemes.lobatto",
                  "pyomo_mbdyn.discretization.galerkin", "pyomo_mbdyn.schemes.galerkin",
                  "pyomo_mbdyn.discretization.lobatto_gc", "pyomo_mbdyn.schemes.lobatto_gc",
-                 "pyomo_mbdyn.discretization.registry",
+                 "pyomo_mbdyn.discretization.registry", "pyomo_mbdyn.discretization.capabilities",
                  "pyomo_mbdyn.discretization.variational",
                  "pyomo_mbdyn.mechanics.bodies", "pyomo_mbdyn.mechanics.examples", "pyomo_mbdyn.mechanics.hamiltonian",
                  "pyomo_mbdyn.mechanics.joint_kinds", "pyomo_mbdyn.mechanics.joints", "pyomo_mbdyn.mechanics.linalg",

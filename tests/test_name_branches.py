@@ -92,3 +92,54 @@ def test_no_branch_on_a_solver_library_outside_its_record(tmp_path):
              for path in sorted(PACKAGE.rglob("*.py")) if path.name != "backends.py"
              for line, hit in _library_comparisons(path, set(BACKENDS))]
     assert not found, "\n".join(found)
+
+
+def _startswith_scheme(path, names):
+    """``(line, name)`` of every ``x.startswith("dmocc")`` (or a tuple of names) with a scheme name."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "startswith":
+            hit = sorted(set().union(*(_strings(a) for a in node.args)) & names) if node.args else []
+            if hit:
+                found.append((node.lineno, hit))
+    return found
+
+
+#: capability values a record states (discretization/capabilities.py) and the step families
+CAPABILITY_NAMES = {"midpoints", "nodes", "stages", "redundant", "reduced", "chart", "multibody", "top",
+                    "hamiltonian", "one-step", "two-step"}
+
+
+def _capability_comparisons(path):
+    """Comparisons of a record's capability (an operand named ``*loads*``, ``*multipliers*``,
+    ``*system*``, ``*family*``) with a capability's name: ``rec.loads == "stages"``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            hit = sorted(set().union(*(_strings(n) for n in operands)) & CAPABILITY_NAMES)
+            named = set().union(*(_identifiers(n) for n in operands if not _strings(n)))
+            if hit and any(key in ident.lower() for ident in named
+                           for key in ("loads", "multipliers", "system", "family")):
+                found.append((node.lineno, hit))
+    return found
+
+
+def test_no_startswith_on_a_scheme_name_nor_comparison_of_a_capability(tmp_path):
+    """Issue 50: a record's capabilities are objects that carry their behaviour
+    (:mod:`pyomo_mbdyn.discretization.capabilities`, the step classes' ``two_step`` and
+    ``in_chart``); code reads them, and does not test a scheme's name by its prefix."""
+    probe = tmp_path / "x.py"
+    probe.write_text('a = rec.name.startswith("dmocc")\nb = rec.loads == "stages" or step.family != "chart"\n'
+                     'c = config.form == "chart"\n')
+    assert _startswith_scheme(probe, SCHEME_NAMES) == [(1, ["dmocc"])]
+    assert _capability_comparisons(probe) == [(2, ["stages"]), (2, ["chart"])]
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        where = path.relative_to(PACKAGE).as_posix()
+        if where in ALLOWED or where == "discretization/capabilities.py":
+            continue
+        if not where.startswith("models/"):  # a model module may branch on its own schemes (above)
+            found += [f"{where}:{line} startswith {hit}" for line, hit in _startswith_scheme(path, SCHEME_NAMES)]
+        found += [f"{where}:{line} compares a capability with {hit}" for line, hit in _capability_comparisons(path)]
+    assert not found, "\n".join(found)

@@ -78,6 +78,7 @@ import importlib
 from dataclasses import dataclass, field
 
 from ..errors import ConfigurationError
+from .capabilities import capability
 from .hamiltonian import GRADIENTS
 from .galerkin import GALERKIN_STEP, GAUSS_NODES, GAUSS_WEIGHTS
 from .lobatto import LOBATTO_NODES, LOBATTO_STEP, LOBATTO_WEIGHTS
@@ -137,6 +138,14 @@ class SchemeRecord:
     variants: str = None
     #: example variant names, for error messages and ``pyomo-mbdyn list``
     variant_names: tuple = field(default=())
+    #: why a scheme has no momentum multipliers (``multipliers`` None), for the error that says so
+    no_multipliers_because: str = None
+
+    def __post_init__(self):
+        # the capabilities as their objects (:mod:`pyomo_mbdyn.discretization.capabilities`), given
+        # by name in the records below
+        for name, kind in (("system", "SystemKind"), ("loads", "Loads"), ("multipliers", "Multipliers")):
+            object.__setattr__(self, name, capability(kind, getattr(self, name)))
 
     def block_class(self):
         """The Pyomo block component class (imported on first use)."""
@@ -182,7 +191,7 @@ class SchemeRecord:
     @property
     def optimal_control(self):
         """Direct optimal control on a multibody system: controls and a final configuration form."""
-        return self.system == "multibody" and self.controls and bool(self.final_configuration)
+        return self.system.multibody and self.controls and bool(self.final_configuration)
 
 
 #: scheme name → record, in the order of registration
@@ -232,7 +241,7 @@ def scheme_table():
             "|---|---|---|---|---|---|---|"]
     others = []
     for name, rec in SCHEMES.items():
-        if rec.system != "multibody":
+        if not rec.system.multibody:
             others.append(f"`{name}` ({rec.title}; {rec.reference})")
             continue
         rows.append(f"| `{name}` | {rec.title} | {rec.order} | {held(rec.energy_consistent, rec.order)} "
@@ -288,6 +297,11 @@ def resolve(scheme):
 LOBATTO_STAGES = tuple((name, float(c), float(b))
                        for name, c, b in zip(("u_start", "u", "u_end"), LOBATTO_NODES, LOBATTO_WEIGHTS))
 
+#: DMOCC's rows have no λ^p
+_DMOCC_MULTIPLIERS = ("DMOCC states the forced discrete Euler–Lagrange equations in configurations only: its "
+                      "rows' multipliers are adjoints of a two-step recursion, with no momentum row whose "
+                      "multiplier is λ^p; the control equation of DMOCC averages two of them — not implemented")
+
 register(SchemeRecord(
     name="bem", title="energy-momentum scheme with interval multipliers (BEM)",
     reference="thesis §2.3, Eq. (3.21)-(3.23)", block="pyomo_mbdyn.schemes.bem:BEMBlock",
@@ -304,12 +318,13 @@ register(SchemeRecord(
     name="dmocc", title="variational midpoint scheme reduced by the discrete null space method (DMOCC)",
     reference="DMOCC paper §3, Eq. (3.12)", block="pyomo_mbdyn.schemes.dmocc:DMOCCBlock",
     step=DMOCC_STEP, velocities_at_nodes=False, increments=True,
-    final_configuration=("increments", "chart"), final_rest="legendre", loops=True, loads="nodes"))
+    final_configuration=("increments", "chart"), final_rest="legendre", loops=True, loads="nodes",
+    no_multipliers_because=_DMOCC_MULTIPLIERS))
 register(SchemeRecord(
     name="dmocc_lm", title="variational midpoint scheme with node multipliers (DMOCC-LM)",
     reference="DMOCC paper §3, Eq. (3.6)", block="pyomo_mbdyn.schemes.dmocc:DMOCCLMBlock",
     step=DMOCC_LM_STEP, velocities_at_nodes=False, final_configuration=("nodes",),
-    final_rest="legendre", loops=True, loads="nodes"))
+    final_rest="legendre", loops=True, loads="nodes", no_multipliers_because=_DMOCC_MULTIPLIERS))
 register(SchemeRecord(
     name="gc", title="midpoint rule in generalised (chart) coordinates (GC)",
     reference="thesis §2.5, Eq. (3.40)-(3.42)", block="pyomo_mbdyn.schemes.gc:GCBlock",

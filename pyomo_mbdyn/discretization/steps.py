@@ -41,7 +41,12 @@ class OneStep:
     """(q_k, v_k) ↦ (q_{k+1}, v_{k+1}, …); ``residuals(system, h, q0, v0, x, u, options)``
     with ``x`` the unknowns by name."""
 
+    #: the family's name (messages); the stepper reads the two flags below
     family = "one-step"
+    #: (q_{k-1}, q_k) ↦ q_{k+1}, with a first step of its own from (q_0, v_0)
+    two_step = False
+    #: the state is the chart's (θ_k, ṽ_k) rather than (q_k, v_k)
+    in_chart = False
     unknowns = ()
 
     def residuals(self, system, h, q0, v0, x, u, options):  # pragma: no cover - abstract
@@ -83,6 +88,7 @@ class TwoStep:
     ``residuals(system, h, q_prev, q, x, u_prev, u, options)``."""
 
     family = "two-step"
+    two_step, in_chart = True, False
     unknowns = ()
 
     def guess(self, system, h, q, q_prev_or_v, previous, options, first):
@@ -134,6 +140,7 @@ class ChartStep:
     th0, vt0, x, u, options)``."""
 
     family = "chart"
+    two_step, in_chart = False, True
     unknowns = (("theta", "dof"), ("vt", "dof"))
 
     def residuals(self, system, h, th0, vt0, x, u, options):

@@ -107,7 +107,7 @@ def build(scheme="quaternion", steps=STEPS, initialize=True):
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON,
                          initial_configuration=q0, initial_velocity=v0)
     if initialize:
-        if record(scheme).system == "top":  # the quaternion scheme has its own stepper
+        if not record(scheme).system.multibody:  # the quaternion scheme (a top) has its own stepper
             from pyomo_mbdyn.schemes.quaternion import quaternion_state
             from pyomo_mbdyn.simulate.quaternion import QuaternionStepper
 

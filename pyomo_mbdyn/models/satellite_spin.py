@@ -79,7 +79,7 @@ def schemes(case="friction"):
     from pyomo_mbdyn.schemes import SCHEMES, scheme_options
 
     return tuple(name for name, rec in SCHEMES.items()
-                 if rec.system == "multibody" and {"controls", "initial_velocity"} <= set(scheme_options(name))
+                 if rec.system.multibody and {"controls", "initial_velocity"} <= set(scheme_options(name))
                  and (rec.friction or case != "friction"))
 
 

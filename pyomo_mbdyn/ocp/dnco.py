@@ -43,7 +43,7 @@ def _stated(scheme):
         rec, stated = resolve(scheme)
     except ConfigurationError:
         rec = None
-    if rec is None or rec.system != "hamiltonian":
+    if rec is None or not rec.system.hamiltonian:
         raise ConfigurationError(f"unknown DNCO scheme {scheme!r}; choose one of {_CHOICES}")
     return stated
 

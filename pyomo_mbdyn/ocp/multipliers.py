@@ -67,10 +67,8 @@ def _multiplier_map(dyn):
     form = dyn.record.multipliers
     if form is None:
         have = [name for name, rec in SCHEMES.items() if rec.multipliers]
-        reason = (" (DMOCC states the forced discrete Euler–Lagrange equations in configurations only: "
-                  "its rows' multipliers are adjoints of a two-step recursion, with no momentum row whose "
-                  "multiplier is λ^p; the control equation of DMOCC averages two of them — not implemented)"
-                  if dyn.record.name.startswith("dmocc") else "")
+        why = dyn.record.no_multipliers_because
+        reason = f" ({why})" if why else ""
         raise ConfigurationError(f"momentum multipliers are defined for {have}, not {dyn.scheme!r}{reason}")
     return form
 
@@ -125,7 +123,7 @@ def bem_from_rem(dyn, lam_rem):
 def _input_map(dyn, i, q_mid):
     """The matrix E with ``u_full = E λ^p / (2w)``: B (redundant), B P (reduced), B P̃ (chart)."""
     system, form = dyn.system, _multiplier_map(dyn)
-    if form == "chart":  # at the chart's midpoint q(θ_{k+½}), P̃(θ_{k+½}) = ∂q/∂θ
+    if form.in_chart:  # at the chart's midpoint q(θ_{k+½}), P̃(θ_{k+½}) = ∂q/∂θ
         from ..discretization import chart, chart_basis
 
         theta = np.array([[pyo.value(dyn.theta[k, j]) for j in dyn.velocities] for k in (i, i + 1)])
@@ -134,7 +132,7 @@ def _input_map(dyn, i, q_mid):
         B = np.asarray(system.control_matrix(q_mid), float)
         return B @ np.asarray(chart_basis(system, theta_mid, dyn.rotation), float)
     B = np.asarray(system.control_matrix(q_mid, dyn.contravariant), float)
-    if form == "redundant":
+    if form.per_coordinate:
         return B
     return B @ np.asarray(system.null_space(q_mid), float)  # reduced
 

@@ -76,7 +76,7 @@ class SolutionValues:
         """The momentum-balance rows of interval i: one per coordinate (record ``multipliers``
         ``"redundant"``: bem, ``body[b].momentum_balance[i, c]``) or per generalised velocity
         (``"reduced"``, ``"chart"``: rem, gc, ``momentum_balance[i, j]``)."""
-        if self.record.multipliers == "redundant":
+        if self.record.multipliers.per_coordinate:
             return [self.body[b].momentum_balance[i, c] for b, c in self._coordinate_index()]
         return [self.momentum_balance[i, j] for j in self.reduced_coordinates]
 

@@ -102,7 +102,7 @@ class Stepper:
         self.tol, self.max_iter = tol, max_iter
         self._layout, self.n_unknowns = layout(step, system)
         n, n_act, dof = system.n, len(system.actuated), system.n_velocities
-        state = dof if step.family == "chart" else n
+        state = dof if step.in_chart else n
 
         def sym(name, k):
             s = casadi.SX.sym(name, k)
@@ -121,7 +121,7 @@ class Stepper:
             return NewtonFunction(casadi.Function(label, inputs, [r, casadi.jacobian(r, x)]))
 
         h, options = self.h, self.options
-        if step.family == "two-step":
+        if step.two_step:
             first = step.first_residuals(system, h, a_s, b_s, parts, us, options)
             self._first = function("first", [x, a, b, u], first)
             u1, u1s = sym("u1", n_act)
@@ -151,7 +151,7 @@ class Stepper:
         """
         a, b = np.asarray(a, float), np.asarray(b, float)
         step = self.step_equations
-        if step.family == "two-step":
+        if step.two_step:
             guess = step.guess(self.system, self.h, a, b, previous, self.options, first)
             fun, params = (self._first, (a, b, u)) if first else (self._residual, (b, a, u, u_next))
         else:
@@ -214,9 +214,9 @@ class Stepper:
                 f"of {system.actuated[a]!r} at step {i} is {float(U[i, a])!r} (check its units)")
         check_initial_state(system, q0, v0)
         q0, v0 = np.asarray(q0, dtype=float), np.asarray(v0, dtype=float)
-        family = self.step_equations.family
+        step = self.step_equations
         t = self.h * np.arange(steps + 1)
-        if family == "chart":
+        if step.in_chart:
             return self._simulate_chart(q0, v0, steps, U, t)
         Q, V, iterations, x = [q0], [v0], [], None
         extras = {name: [] for name, _ in self._layout if name not in ("q", "v")}
@@ -224,7 +224,7 @@ class Stepper:
         # options)) records it per interval
         work = [] if callable(getattr(self.step_equations, "work", None)) else None
         for k in range(steps):
-            if family == "two-step":
+            if step.two_step:
                 if k == 0:
                     x, it = self.step(q0, v0, U[0], None, 0, first=True)
                 else:
@@ -239,7 +239,7 @@ class Stepper:
                 extras[name].append(x[name])
             iterations.append(it)
         Q = np.array(Q)
-        if family == "two-step":
+        if step.two_step:
             V = self.step_equations.node_velocities(system, self.h, Q, U, v0)
         V = np.array(V)
         if "nu" in extras:
