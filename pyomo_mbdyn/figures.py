@@ -18,6 +18,7 @@ from . import plotting
 from .atomic import atomic_write
 from .errors import ConfigurationError
 from .plotting.geometry import drawable
+from .plotting.snapshots import _relayout as relayout_snapshots
 from .mechanics.system import coordinate_names
 
 __all__ = ["model_figures", "paper_figures"]
@@ -43,11 +44,17 @@ def paper_figures(model_name, dyn):
     return dict(hook(dyn)) if hook is not None else {}
 
 
-def _save(fig, path, caption=None):
-    """Write ``fig`` to ``path`` atomically, in the format its suffix names (``.png``)."""
+def _save(fig, path, caption=None, layout=None):
+    """Write ``fig`` to ``path`` atomically, in the format its suffix names (``.png``); a caption
+    below, the figure laid out again above it (by ``layout(bottom)`` when given: the snapshots
+    keep their legend's room and place their labels anew)."""
     if caption:
         fig.text(0.5, 0.006, caption, ha="center", va="bottom", fontsize=9, style="italic")
-        fig.tight_layout(rect=(0, 0.04, 1, 1))
+        bottom = 0.3 / fig.get_figheight()
+        if layout is None:
+            fig.tight_layout(rect=(0, bottom, 1, 1))
+        else:
+            layout(bottom)
     with atomic_write(path, "wb", what="figure") as f:
         fig.savefig(f, format=Path(path).suffix.lstrip(".").lower() or None, dpi=100)
     return path
@@ -94,7 +101,8 @@ def model_figures(model_name, model, directory):
     paths = []
     if drawable(system):
         ax = plotting.plot_snapshots(system, q, t=t, offset="auto")
-        paths.append(_save(ax.figure, directory / f"{model_name}_snapshots.png", captions.get("snapshots")))
+        paths.append(_save(ax.figure, directory / f"{model_name}_snapshots.png", captions.get("snapshots"),
+                           layout=lambda bottom: relayout_snapshots(ax, bottom)))
     else:
         names = [f"{name}.{c}" for name, body in system.bodies.items() for c in coordinate_names(body)]
         ax = plotting.plot_coordinates(t, q, names)
