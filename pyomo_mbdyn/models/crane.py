@@ -29,9 +29,9 @@ v_N = 0 (all four rows); gc: θ_N, ṽ_N.
 Node configurations (``configurations=``, default per scheme in
 ``CONFIGURATIONS``): BEM and REM state them by the chart q(θ) above (the
 absolute form, :mod:`pyomo_mbdyn.schemes.absolute`), chosen by measurement
-(benchmarks/README.md: the same time at N = 40, and at N = 640 the lifted BEM
-needs 194 IPOPT iterations from the guess, 12.6 s, where the chart form needs
-10, 1.5 s);
+(benchmarks/pages/scheme_choice.md: the forms alike at N = 40;
+benchmarks/pages/library_vs_handwritten.md: at N = 640 the lifted BEM needed
+194 IPOPT iterations from the guess where the chart form needs 10);
 ``configurations="lifted"`` gives the variables-and-equations form of the
 thesis, with the same optimum.
 

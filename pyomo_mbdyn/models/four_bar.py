@@ -1,4 +1,4 @@
-"""four-bar: a crank-rocker four-bar linkage turned rest to rest by its crank, minimum effort (ours, issue 20).
+"""four-bar: a crank-rocker four-bar linkage turned rest to rest by its crank, minimum effort (ours).
 
 A closed kinematic loop, :func:`pyomo_mbdyn.mechanics.examples.four_bar`: three
 slender bars (:func:`~pyomo_mbdyn.mechanics.examples.bar`, width 0.05 m) — the
@@ -35,7 +35,7 @@ least-squares estimate at this guess the REM ends at J = 91.92).
 Measured (casadi_ipopt, N = 20, default target and horizon, 5 iterations each):
 J = 61.01049171 (bem), 61.01049171 (rem; 2e-15 relative from bem),
 61.11601913 (dmocc), 61.11601913 (dmocc_lm; 3e-15 relative from dmocc).
-(With the final rest B(q_N) v_N = 0 used before issue 30, which is not rest:
+(With the final rest B(q_N) v_N = 0 used earlier, which is not rest:
 60.95141724 for bem and rem.)  Loop closure (all m rows, every node) 7.8e-16
 (bem), 8.9e-16 (rem), 5.6e-16 (dmocc), 1.4e-15 (dmocc_lm); energy balance
 max ‖E_k − E₀‖ with E = T + V + W: 4.3e-14 J (bem), 2.8e-14 J (rem) of

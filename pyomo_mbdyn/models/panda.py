@@ -1,5 +1,5 @@
 """Franka Emika Panda (arm: 7 revolute joints, hand removed) read from its URDF, rest to
-rest between two poses within the URDF's limits, least effort (issue 30).
+rest between two poses within the URDF's limits, least effort.
 
 The system is :meth:`MultibodySystem.from_urdf` on the shipped
 ``pyomo_mbdyn/robots/panda.urdf`` (every joint actuated, gravity −9.81 e_z); its
@@ -12,8 +12,8 @@ rates (option ``velocity_limits``, default true) and effort limits on every cont
 effort ratio and the smallest joint-limit margin (``≥ −1e-8 max(1, |limit|)`` rad: IPOPT's
 bound relaxation).
 
-With the velocity limits (issue 47; every joint reaches its target in T = 1.5 s at them — joint 7,
-the farthest in time, needs 0.42 s): GC J = 196.871061 (31 iterations), REM = BEM J = 196.580610
+With the velocity limits (every joint reaches its target in T = 1.5 s at them — joint 7,
+the farthest in time, in t = 0.42 s): GC J = 196.871061 (31 iterations), REM = BEM J = 196.580610
 (33 and 27), 43 % above the unlimited optimum below, which whips joint 7 at 22 rad/s against
 its 2.61 rad/s.  Without them (``velocity_limits=False``), measured
 (``python -m benchmarks.robots``, benchmarks/README.md "Robots"): at N = 50 REM
@@ -32,7 +32,7 @@ from pyomo_mbdyn.models.robot_arm import SCHEMES, build_system as _robot_system,
 __all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "CONSERVED_MOMENTA", "STEPS", "HORIZON", "START", "TARGET", "SCHEMES"]
 
 DESCRIPTION = ("Franka Emika Panda arm (7 revolute joints) from its URDF: rest to rest within the joint, "
-               "velocity and effort limits, least effort (issue 30)")
+               "velocity and effort limits, least effort")
 STEPS, HORIZON = 50, 1.5
 #: gravity and joint torques act: no momentum is conserved; T + V + W is
 CONSERVED_MOMENTA = ()

@@ -28,7 +28,7 @@ hand at the forearm's end point.  Initial state: rest, θ₁..θ₄ = 0 and
 **Problem: the paper's, with our data where it is silent.**  DMOCC in the
 paper's absolute form (node unknowns θ_n, the joint coordinates; q_n =
 F(θ_n, q_ref) exact on the constraints), N = 36 (inferred from the paper's
-sizes), **final time free** in [0.05, 1] s, started at the paper's 0.415 s
+sizes), **final time free** in [0.05, 1] s, started at the paper's T = 0.415 s
 (block option ``free_horizon``: h = T/N unknown in every equation).
 Maximise the hand's final momentum along e2 from the projected discrete
 Legendre transform (3.16): m_forearm times the e2 velocity of the forearm's
@@ -57,14 +57,14 @@ leaves torso and shoulder unbounded; ``scheme="rem"`` (lifted, v_N a node
 variable) bounds θ₅ through Σ w and the rotation increments by 1 rad.
 
 **The optimum is local, and T with it.**  From the resting guess q_n = q_0
-IPOPT ends at T = 0.1308 s with hand momentum 86.80 kg m/s (about 105
-iterations, under a second; the same with T ∈ [0.1, 1]).  Other starts and
-bounds end elsewhere: with T ≥ 0.2 at the bound T = 0.2 (99.6 kg m/s); with
-T fixed at 0.2, 0.3, 0.415, 0.6 s at 133.8, 68.0, 76.2, 119.9 kg m/s.  In
+IPOPT ends at T = 0.1308 s with hand momentum 86.80 kg m/s (the same with
+T ∈ [0.1, 1]).  Other starts and bounds end elsewhere: with T ≥ 0.2 at the
+bound T = 0.2 (99.6 kg m/s); with T fixed, T = 0.2, 0.3, 0.415, 0.6 s, at
+133.8, 68.0, 76.2, 119.9 kg m/s.  In
 the continuous problem the best momentum cannot fall as T grows (the arm can
 wait at rest, the holding torques are within bounds), so an interior T is a
 property of the fixed-N grid (longer T, coarser steps) and of the local
-optimum — as in the paper, whose 0.415 s is one of "different local optima".
+optimum — as in the paper, whose T = 0.415 s is one of "different local optima".
 The hand speeds (50-80 m/s) are far above a pitcher's (~ 25 m/s): our torque
 limits act on a light forearm without hand or ball.
 
@@ -227,8 +227,8 @@ def evaluate(model):
 
     Read through :func:`~pyomo_mbdyn.schemes.structure.expression_value`: in
     the absolute form the node configurations are replayed charts shared as
-    DAGs, which ``pyo.value`` would walk as a tree (minutes for the (3.16)
-    momentum)."""
+    DAGs, which ``pyo.value`` would walk as a tree, once per path through the shared
+    charts (exponential in their nesting depth for the (3.16) momentum)."""
     from pyomo_mbdyn.schemes.structure import expression_value
 
     return {"hand_momentum": expression_value(model.ocp.hand_momentum),

@@ -1,5 +1,5 @@
 """Rest to rest for a robot arm read from a URDF: the shared build of the ``panda`` and
-``ur5`` models (issue 30).
+``ur5`` models.
 
 Problem: from the pose ``start`` (joint angles, rad, URDF convention) to ``target`` in
 ``horizon`` seconds, at rest at both ends, minimising J = h Σ_i Σ_a ½ u_ia², with the
@@ -15,21 +15,20 @@ exactly (:func:`~pyomo_mbdyn.ocp.interpolated_trajectory`).
 
 Node configurations (``configurations=``, default per scheme in
 ``CONFIGURATIONS``): BEM and REM by the absolute chart ``q_k = F(θ_k, q_ref)`` in
-joint angles, GC by its chart.  Measured on the Panda at N = 50 (issue 31,
-benchmarks/README.md "Robots"): the lifted form (84 coordinates and the
-reparametrisation rows per node) has a Lagrangian Hessian of 713 000 nonzeros whose
-KKT factorisations take 1.3 s per iteration (REM 75 s in all); the absolute form has
-53 000 and solves the same NLP to the same optimum (J = 138.580276) in 41
-iterations and under 10 s.
+joint angles, GC by its chart.  Measured on the Panda at N = 50
+(benchmarks/pages/robots.md, which holds the times): the lifted form (84 coordinates and
+the reparametrisation rows per node) has a Lagrangian Hessian of 713 000 nonzeros, whose
+KKT factorisation dominates every iteration; the absolute form has 53 000 and solves the
+same NLP to the same optimum (J = 138.580276) in 41 iterations.
 
 The grid: N = 50 (h = 30 ms).  The motion swings the heavy proximal links through
-about a radian in 1.5 s; J at N = 20, 50, 100, 200 (REM, absolute) is 134.62,
+about a radian in T = 1.5 s; J at N = 20, 50, 100, 200 (REM, absolute) is 134.62,
 138.58, 138.37, 138.32 — second order from N = 50 on.  At N = 20 the lifted REM and
 BEM reach J ≈ 73.6, not a better motion but a coarse-grid artefact of the lifted
 node velocities (they leave the tangent space: ``max |G(q_k) v_k|`` ≈ 250 against
 below 5 at N = 50), so N = 20 is not offered as a default.
 
-Steps of the joint angles (issue 47.4): bem and rem in the absolute chart see a step of a
+Steps of the joint angles: bem and rem in the absolute chart see a step of a
 joint only through the chord ``q(θ_{k+1}) − q(θ_k)``, and project their dynamics by
 ``P(q_{k+½})`` at its midpoint, where the turning link's directors shrink by cos(Δθ/2): the
 reduced mass of the step falls as cos²(Δθ/2), is zero at Δθ = π, and past π a larger turn
@@ -44,10 +43,10 @@ the turn rows of a target more than π away (``ocp.turn_increment``) bound it al
 lifted forms, ``configurations="lifted"``, the same bound on rem's increments w_k and on bem's
 half-angle step of the node configurations).
 Measured, xArm7 and Kinova, ``random_pose_pair(seed=0)``, T = 1.5 s, N = 50, no velocity
-limits: REM diverged (xArm7: stopped at iteration 82; Kinova: 300 iterations, infeasible),
-now converges (xArm7 80 iterations, 11 s, J = 22.76; Kinova 271, 59 s, J = 32.66; BEM 106
-and 222); GC, unbounded in its steps, reaches J = 12.25 and 10.20 there by turns that no
-second-order step resolves.  With the velocity limits (the default) nothing changes.
+limits (benchmarks/pages/robot_zoo.md, "The joint-step bound"): REM diverged without the
+bound and converges with it (xArm7 J = 22.76, Kinova J = 32.66); GC, unbounded in its steps,
+reaches J = 12.25 and 10.20 there by turns that no second-order step resolves.  With the
+velocity limits (the default) nothing changes.
 """
 
 import numpy as np
@@ -55,8 +54,8 @@ import numpy as np
 __all__ = ["build_system", "rest_to_rest", "evaluate", "random_pose_pair", "paced_horizon", "SCHEMES", "CONFIGURATIONS",
            "ANGLE_STEP_LIMIT"]
 
-#: the schemes these models offer (measured on the Panda: see ``panda``; lobatto_gc from the default
-#: start, N = 50: Panda 25 iterations, UR5 25, xArm7 94, Kinova 63 — issue 47)
+#: the schemes these models offer (measured on the Panda: see ``panda``; lobatto_gc converges from the
+#: default start at N = 50 on the Panda, the UR5 and every arm of benchmarks/pages/robot_zoo.md)
 SCHEMES = ("rem", "bem", "gc", "lobatto_gc")
 #: node configurations per scheme (the block option ``configurations``), chosen by measurement
 CONFIGURATIONS = {"bem": "absolute", "rem": "absolute", "gc": "chart", "lobatto_gc": "chart"}
@@ -203,7 +202,8 @@ def evaluate(m):
     lower = np.array([-np.inf if lim.lower is None else lim.lower for lim in joints])
     upper = np.array([np.inf if lim.upper is None else lim.upper for lim in joints])
     margin = float(np.min(np.minimum(theta - lower, upper - theta)))
-    # the final node's row of joint_space_table(tr), alone (the table of every node: 0.36 s on the Panda)
+    # the final node's row of joint_space_table(tr), alone (the table of every node was the slow part:
+    # benchmarks/pages/cold_start.md)
     rates, kinetic, off_tangent = joint_rates(system, theta[-1], np.asarray(tr.v[-1], float))
     return {"final_momentum": momentum,
             "final_joint_rate_max": float(np.abs(rates).max()),
@@ -219,7 +219,7 @@ def random_pose_pair(system, seed, margin=0.1):
     """``(start, target)``: two poses of ``system`` (a URDF arm) drawn uniformly, seeded by ``seed``,
     each revolute angle within its URDF range shrunk by ``margin`` × its width at both ends (a range
     wider than a turn, and a continuous joint: within (−π, π] shrunk alike), each prismatic within its
-    range alike.  The zoo's rest-to-rest problems (issue 47)."""
+    range alike.  The zoo's rest-to-rest problems (benchmarks/pages/robot_zoo.md)."""
     rng = np.random.default_rng(seed)
     low, high = [], []
     for name in system.velocities:

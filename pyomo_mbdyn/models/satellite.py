@@ -27,11 +27,11 @@ bounds, the trace row); the paper counts 900/468 by its generic formula.
 Underactuated: 500 unknowns, 405 equations, 251 inequalities.
 
 From the simulated zero-momentum guess (rotor rates sin² from rest to rest)
-IPOPT converges in seconds: J = 2 824 245.41 in 7 iterations (three
+IPOPT converges: J = 2 824 245.41 in 7 iterations (three
 rotors) and J = 2 916 763.59 in 44 (rotors 1, 2), largest rotor step 0.66
 and 0.63 rad, ``|L|`` at round-off on every node.  The lifted relative form (``configurations=
-"lifted"``) reaches the three-rotor optimum too (without the trace row), in minutes
-(471 IPOPT iterations), and does not converge on the underactuated problem.
+"lifted"``) reaches the three-rotor optimum too (without the trace row), in 471 IPOPT
+iterations (benchmarks/pages/models.md), and does not converge on the underactuated problem.
 """
 
 import numpy as np

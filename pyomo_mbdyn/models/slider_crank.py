@@ -1,4 +1,4 @@
-"""slider-crank: the piston of a slider-crank moved to a target by the crank torque, rest to rest (ours, issue 20).
+"""slider-crank: the piston of a slider-crank moved to a target by the crank torque, rest to rest (ours).
 
 A closed loop with a prismatic joint, :func:`pyomo_mbdyn.mechanics.examples.slider_crank`:
 the crank (r = 0.3 m, 1 kg, a slender bar) turns about e₃ at the origin
@@ -20,7 +20,7 @@ on the branch the crank starts on, θ ∈ (0, π), one-to-one for
 L − r < x < L + r; the dead centres θ = 0, π are not crossed.  The final
 configuration is stated on the crank angle, θ_N − θ₀ (bem: q_N the closed
 configuration; rem: the crank increments), final rest P(q_N)ᵀ M v_N = 0 on the crank
-(bem, rem; issue 30 — with the old ν_A,N = 0 the J below were 1.59747609).
+(bem, rem; with the final rest ν_A,N = 0 used earlier, which is not rest, the J below were 1.59747609).
 
 Measured (casadi_ipopt, default options, N = 20, target 1.1 m):
 J = 1.59749536 (bem), 1.59749536 (rem; 4.5e-13 relative from bem),

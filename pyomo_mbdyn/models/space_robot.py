@@ -1,5 +1,5 @@
 """space-robot: a free-floating space manipulator read from URDF — a 300 kg satellite carrying
-the Panda arm — moved by its joints alone, its momentum kept by the discrete motion (issue 49).
+the Panda arm — moved by its joints alone, its momentum kept by the discrete motion.
 
 The system is :meth:`MultibodySystem.from_urdf` of the shipped
 ``pyomo_mbdyn/robots/space_robot.urdf`` with ``floating_base=True``: the satellite (a box
@@ -12,7 +12,7 @@ by what the arm does: a space robot turns its base by moving its arm (a geometri
 Cases (``case=``), all from rest at the URDF reference with the arm in the Panda's "ready"
 pose, J = h Σ ½|u|², the URDF's joint, velocity and effort limits:
 
-- ``"arm"`` (default; issue 49's case a): the arm to the Panda model's target pose in
+- ``"arm"`` (default; case a): the arm to the Panda model's target pose in
   T = 1.5 s, at rest at the end; the base free (it ends where the momentum takes it).
 - ``"attitude"`` (case b): turn the base by ``rotation`` (a rotation vector, default
   0.1 rad about z) with the arm starting and ending at rest in its ready pose
@@ -45,12 +45,12 @@ __all__ = ["build_system", "build", "evaluate", "flange_position", "DESCRIPTION"
            "HORIZON", "START", "TARGET", "CASES", "SCHEMES", "EXACT", "ROTATION"]
 
 DESCRIPTION = ("free-floating space robot from URDF (300 kg satellite + Panda arm, zero gravity): arm point to "
-               "point, base attitude manoeuvre or reach, momentum kept exactly (issue 49)")
+               "point, base attitude manoeuvre or reach, momentum kept exactly")
 STEPS = 50
 #: the horizon per case [s]
 HORIZONS = {"arm": 1.5, "attitude": 4.0, "reach": 1.5}
 HORIZON = HORIZONS["arm"]
-#: the cases of ``build(case=...)`` (issue 49's a, b, c)
+#: the cases of ``build(case=...)`` (a, b, c above)
 CASES = tuple(HORIZONS)
 #: the schemes offered: the three that keep the momentum maps, the two that drift at their order
 SCHEMES = ("rem", "bem", "dmocc", "gc", "lobatto_gc")

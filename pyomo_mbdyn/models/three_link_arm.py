@@ -21,17 +21,17 @@ final state is imposed in each scheme's regular form (θ_N = Δα in the chart
 forms; lifted bem: q_N = q_f with Φ(q_N) dropped; lifted rem: Σ w = Δα), final
 rest as P(q_N)ᵀ M v_N = 0 (bem, rem: rest in the degrees of freedom,
 ``require_final_rest``) or ṽ_N = 0 (gc).  Thesis §2.10 states ν_N = B(q_N) v_N = 0 for
-bem and rem, which is not rest in general (issue 30); on this arm both give the same
+bem and rem, which is not rest in general; on this arm both give the same
 optimum to all digits (``require_final_rest(form="joint_rates")`` reproduces it).
 
 Node configurations (``configurations=``, default per scheme in
 ``CONFIGURATIONS``): BEM, REM and DMOCC state them by the absolute chart
 ``q_k = F(θ_k, q_ref)`` in joint angles, GC by its chart — the size of the
 thesis's formulations (REM: 45 unknowns per step instead of 81 lifted), chosen
-by measurement (benchmarks/README.md, one run: REM build + solve 0.47 s
-against 1.17 s lifted at N = 20, 2.9 s against 5.9 s at N = 160; DMOCC 1.4 s
-at N = 160).  ``configurations="lifted"`` gives the variables-and-equations
-form; both reach the same optimum (tests/ocp/test_configuration_forms.py).
+by measurement: at the same optimum the lifted REM took longer to build and solve
+at every N from 20 to 640 (benchmarks/pages/scaling.md, library_vs_handwritten.md).
+``configurations="lifted"`` gives the variables-and-equations form; both reach the
+same optimum (tests/ocp/test_configuration_forms.py).
 
 Cases (``case=``): ``"free"`` (Ch. 7: no bounds, no damping — BEM = REM),
 ``"bounded"`` (Ch. 6 (i): the thesis's ū₃ ≥ 0, applied u₃ ≤ 0), ``"damped"`` (Ch. 6 (ii): Rayleigh

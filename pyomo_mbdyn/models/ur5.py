@@ -1,5 +1,5 @@
 """Universal Robots UR5 (6 revolute joints) read from its URDF, rest to rest between two
-poses within the URDF's limits, least effort (issue 30).
+poses within the URDF's limits, least effort.
 
 The system is :meth:`MultibodySystem.from_urdf` on the shipped
 ``pyomo_mbdyn/robots/ur5.urdf`` (every joint actuated, gravity −9.81 e_z); Pinocchio
@@ -10,7 +10,7 @@ tool down) to θ = (1.0, −1.2, 1.2, −1.5, −1.2, 0.5) in T = 1.5 s, at rest
 rates (option ``velocity_limits``, default true) and effort limits on every control; N = 50.
 ``evaluate`` as for the Panda.
 
-With the velocity limits (issue 47): GC J = 185.299368 (22 iterations), REM J = 184.813088
+With the velocity limits: GC J = 185.299368 (22 iterations), REM J = 184.813088
 (32), 86 % above the unlimited optimum, which turns the wrist 3 at 21 rad/s against 3.2.
 Without them (``velocity_limits=False``), measured
 (``python -m benchmarks.robots``): at N = 50 REM and BEM reach J = 99.637438
@@ -30,7 +30,7 @@ from pyomo_mbdyn.models.robot_arm import SCHEMES, build_system as _robot_system,
 __all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "CONSERVED_MOMENTA", "STEPS", "HORIZON", "START", "TARGET", "SCHEMES"]
 
 DESCRIPTION = ("Universal Robots UR5 (6 revolute joints) from its URDF: rest to rest within the joint, velocity and "
-               "effort limits, least effort (issue 30)")
+               "effort limits, least effort")
 STEPS, HORIZON = 50, 1.5
 #: gravity and joint torques act: no momentum is conserved; T + V + W is
 CONSERVED_MOMENTA = ()
