@@ -108,6 +108,7 @@ def test_wheel_holds_package_models_and_driver(dists):
     assert "pyomo_mbdyn/models/pendulum.py" in models
     assert models - names == set()
     assert "pyomo_mbdyn/solvers/ampl_driver.py" in names
+    assert "pyomo_mbdyn/py.typed" in names  # the PEP 561 marker: type checkers read the package's annotations
     # every module of the source tree, subpackages included (setup.cfg finds the packages)
     sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "pyomo_mbdyn").rglob("*.py")}
     assert "pyomo_mbdyn/plotting/geometry.py" in sources
