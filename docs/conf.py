@@ -22,7 +22,7 @@ copyright = "2026, the pyomo_mbdyn developers"
 release = version = pyomo_mbdyn.__version__
 
 extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax"]
-exclude_patterns = ["_build", "_generated", "executed", "**/.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "executed", "**/.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
 suppress_warnings = ["myst.header"]  # README.md and notebooks start at their own heading levels
 
 # --- API reference: autodoc + napoleon (numpydoc-style sections) ------------------------
@@ -73,17 +73,4 @@ def _sync_notebooks(source=HERE.parent / "notebooks", target=HERE / "notebooks")
             shutil.copyfile(path, copy)
 
 
-def _write_generated(target=HERE / "_generated"):
-    """Pages generated from the code, included by the guide (``_generated/schemes.md``: the
-    registry's table, :func:`pyomo_mbdyn.schemes.scheme_table`); rewritten only when changed."""
-    from pyomo_mbdyn.schemes import scheme_table
-
-    target.mkdir(exist_ok=True)
-    path = target / "schemes.md"
-    text = scheme_table() + "\n"
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-
-
 _sync_notebooks()
-_write_generated()
