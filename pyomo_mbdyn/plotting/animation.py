@@ -7,8 +7,8 @@ import numpy as np
 
 from ..atomic import atomic_path, check_destination
 from ..errors import ConfigurationError
-from .geometry import as_configurations, body_color, body_geometry, points_of, skeleton
-from .snapshots import draw_configuration, plane_view, set_equal_limits
+from .geometry import as_configurations, body_color, body_geometry, motion_plane, points_of, skeleton
+from .snapshots import _equal_limits_2d as equal_limits_2d, draw_configuration, plane_view, set_equal_limits
 from .canvas import new_figure, styled
 
 __all__ = ["animate"]
@@ -18,7 +18,7 @@ def animate(system, q, path, fps=10, t=None, dpi=80, box=True):
     """Write a GIF of the motion, one frame per node (matplotlib's PillowWriter).
 
     Each frame draws the configuration ``q[k]`` as :func:`plot_snapshots`
-    does, the paths of the centres of mass up to node k, and the node (and
+    does (a planar motion on 2-D axes in its plane), the paths of the centres of mass up to node k, and the node (and
     time) in the title, so that no two frames are alike (the GIF keeps all
     N+1).  The axes limits are those of the whole motion.  Returns the path.
 
@@ -43,7 +43,8 @@ def animate(system, q, path, fps=10, t=None, dpi=80, box=True):
         raise ConfigurationError(f"animate writes GIF files; path must end in .gif, got {str(path)!r}")
     check_destination(path, "animation", create_directory=True)
     fig = new_figure(figsize=(5, 5))
-    ax = fig.add_subplot(projection="3d")
+    plane = motion_plane(system, q)  # a planar motion: 2-D axes in its plane, as plot_snapshots
+    ax = fig.add_subplot() if plane is not None else fig.add_subplot(projection="3d")
     points = points_of(system, q)
     outline = skeleton(system, q)
     centres = np.array([[phi for _, phi, _, _ in body_geometry(system, qk)] for qk in q])
@@ -51,11 +52,15 @@ def animate(system, q, path, fps=10, t=None, dpi=80, box=True):
     with atomic_path(path, what="animation") as temporary, writer.saving(fig, str(temporary), dpi):
         for k in range(q.shape[0]):
             ax.cla()
-            draw_configuration(ax, system, q[k], box=box)
+            draw_configuration(ax, system, q[k], box=box, plane=plane)
             for b in range(centres.shape[1]):
-                ax.plot(*centres[: k + 1, b].T, color=body_color(b), lw=0.8, alpha=0.6)
-            set_equal_limits(ax, points)
-            plane_view(ax, outline)
+                path_b = centres[: k + 1, b] if plane is None else plane.coordinates(centres[: k + 1, b])
+                ax.plot(*path_b.T, color=body_color(b), lw=0.8, alpha=0.6)
+            if plane is None:
+                set_equal_limits(ax, points)
+                plane_view(ax, outline)
+            else:
+                equal_limits_2d(ax, plane.coordinates(points), plane)
             ax.set_title(f"{system.name}: k = {k}" + ("" if t is None else f", t = {t[k]:.3f} s"))
             writer.grab_frame()
     return path

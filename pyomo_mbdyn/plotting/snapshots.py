@@ -155,12 +155,26 @@ def _leader(ax, label, anchor, renderer):
     return line
 
 
+def _tips(system, qk):
+    """The ends ``φ ± a_i d_i`` of each elongated body (a link: its longest half-edge at least 1.5
+    times the next), where a label reads as the link's."""
+    tips = []
+    for _, phi, D, a in body_geometry(system, qk):
+        if D is None:
+            continue
+        order = np.argsort(a)[::-1]
+        if a[order[0]] >= 1.5 * a[order[1]]:
+            tips += [phi + a[order[0]] * D[order[0]], phi - a[order[0]] * D[order[0]]]
+    return np.array(tips).reshape(-1, 3)
+
+
 def _anchors(ax, system, q, nodes, shifts, plane):
-    """Per snapshot the centre of mass or joint point that sets its pose apart: the one farthest
-    from every other snapshot's (the tip of an arm, the end of a swing; ties: the farthest from the centre
+    """Per snapshot the centre of mass, joint point or link tip (:func:`_tips`) that sets its pose
+    apart: the one farthest from every other snapshot's (the tip of an arm, the end of a swing; ties: the farthest from the centre
     of all snapshots), in space, and in the axes' data coordinates (projected on a 3-D axes);
     and every drawn point in those coordinates."""
-    poses = [skeleton(system, q[k][None, :]) + shift for k, shift in zip(nodes, shifts)]
+    poses = [np.vstack([skeleton(system, q[k][None, :]), _tips(system, q[k])]) + shift
+             for k, shift in zip(nodes, shifts)]
     everything = np.vstack(poses)
     centre = everything.mean(axis=0)
     size = max(np.ptp(everything, axis=0).max(), 1e-12)
