@@ -719,3 +719,23 @@ def test_a_constant_discrete_hamiltonian_is_drawn_flat():
     # a varying H^d keeps its own limits
     ax = plotting.plot_discrete_hamiltonian(t, np.sin(t), unit="1")
     assert ax.get_ylim()[1] < 1.1
+
+
+def test_code_written_for_3d_snapshots_runs_on_a_planar_one(motion):
+    """The notebooks add a target and an obstacle to the snapshots with 3-D calls and look from
+    above: on the 2-D axes of a planar motion those draw the projections, and view_init is a no-op.
+    A figure without a canvas of its own (``Figure()``) gets its labels placed too."""
+    from matplotlib.figure import Figure
+
+    ax = plotting.plot_snapshots(motion.system, motion.q, t=motion.t)
+    assert ax.view_init(elev=90, azim=-90) is None and ax.name == "rectilinear"
+    marker = ax.scatter(1.0, 1.0, 0, 0, marker="x", s=80, color="k")  # as tutorial.py: scatter(*TARGET, 0, …)
+    np.testing.assert_allclose(marker.get_offsets(), [[1.0, 1.0]])
+    (circle,) = ax.plot([0.5, 0.6], [0.2, 0.3], [0.0, 0.0], color="k")
+    np.testing.assert_allclose(circle.get_xydata(), [[0.5, 0.2], [0.6, 0.3]])
+    assert ax.text(0.1, 0.2, 0.0, "post").get_position() == (0.1, 0.2)
+    (plain,) = ax.plot([0, 1], [1, 2], "k.")  # 2-D calls stay 2-D
+    np.testing.assert_allclose(plain.get_xydata(), [[0, 1], [1, 2]])
+    fig = Figure()
+    ax = plotting.plot_snapshots(motion.system, motion.q, t=motion.t, count=4, ax=fig.add_subplot())
+    assert len(ax.snapshot_labels) == 4

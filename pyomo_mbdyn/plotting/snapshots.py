@@ -9,6 +9,7 @@ overlap (:func:`place_labels`).
 """
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 
@@ -18,7 +19,7 @@ from .geometry import (DIRECTOR_COLORS, as_configurations, auto_spacing, best_pl
                        points_of, skeleton)
 from .canvas import new_figure, styled
 
-__all__ = ["plot_snapshots", "place_labels", "set_equal_limits", "plane_view", "draw_configuration"]
+__all__ = ["plot_snapshots", "place_labels", "PlaneAxes", "set_equal_limits", "plane_view", "draw_configuration"]
 
 def set_equal_limits(ax, points, margin=0.06, floor=0.2):
     """Limits around ``points`` with a margin, and equal scales on x, y, z.
@@ -205,7 +206,7 @@ def _relayout(ax, bottom=0.0):
     legend = ax.get_legend()
     right = 1.0
     if legend is not None:
-        width = legend.get_window_extent(fig.canvas.get_renderer()).width / fig.dpi
+        width = legend.get_window_extent(_renderer(fig)).width / fig.dpi
         right = 1.0 - (width + 0.15) / fig.get_figwidth()
     for _ in range(2):  # twice: the tick labels as drawn in the first layout (an equal-aspect box moves them)
         fig.canvas.draw()
@@ -218,13 +219,20 @@ def _fit_figure(ax, limits):
     fig = ax.figure
     legend = ax.get_legend()
     width = 9.0
-    legend_width = legend.get_window_extent(fig.canvas.get_renderer()).width / fig.dpi if legend else 0.0
+    legend_width = legend.get_window_extent(_renderer(fig)).width / fig.dpi if legend else 0.0
     available = width - legend_width - 1.2
     aspect = np.diff(limits[1]).item() / max(np.diff(limits[0]).item(), 1e-12)
     height = float(np.clip(available * aspect, 2.6, 7.0))
     if height / aspect < available:  # a tall drawing: a narrower figure
         width = max(6.0, width - (available - height / aspect))
     fig.set_size_inches(width, height + 1.5)
+
+
+def _renderer(fig):
+    """A renderer for measuring text: the canvas's (Agg), or one made for a figure without
+    (``Figure()`` of the user's own)."""
+    get = getattr(fig.canvas, "get_renderer", None)
+    return get() if get is not None else fig._get_renderer()
 
 
 def place_labels(ax):
@@ -246,7 +254,7 @@ def place_labels(ax):
     for artist in getattr(ax, "_snapshot_label_artists", []) + getattr(ax, "_snapshot_leaders", []):
         artist.remove()
     fig = ax.figure
-    renderer = fig.canvas.get_renderer()
+    renderer = _renderer(fig)
     ax.apply_aspect()  # where the axes will be drawn (an equal-aspect box shrinks)
     to_display = ax.transData.transform
     shown = to_display(anchors)
@@ -338,11 +346,68 @@ def _shown_directors(system, q, nodes, directors, plane):
     return tuple(sorted(seen))
 
 
+class PlaneAxes(Axes):
+    """The 2-D axes :func:`plot_snapshots` draws a planar motion on, which also takes the
+    calls written for its 3-D snapshots: ``plot(xs, ys, zs, …)``, ``scatter(xs, ys, zs, …)``
+    and ``text(x, y, z, s, …)`` with points in space draw their projections onto the
+    motion's plane (``ax.snapshot_plane``), and ``view_init`` does nothing (the plane is
+    seen square-on).  Code that adds a target or an obstacle to the 3-D snapshots runs on.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pyomo_mbdyn.plotting.canvas import new_figure
+    >>> from pyomo_mbdyn.plotting.geometry import Plane
+    >>> ax = new_figure().add_subplot(axes_class=PlaneAxes)
+    >>> ax.snapshot_plane = Plane((0, 1, 0), 0.0)         # the x–z plane
+    >>> ax.view_init(elev=90, azim=-90) is None, ax.name
+    (True, 'rectilinear')
+    >>> ax.plot([0, 1], [0, 0], [2, 3])[0].get_xydata().tolist()  # (x, y, z) drawn at (x, z)
+    [[0.0, 2.0], [1.0, 3.0]]
+    """
+
+    snapshot_plane = None
+
+    def view_init(self, *args, **kwds):
+        """Nothing to do: a plane drawn in 2-D is seen square-on."""
+        return None
+
+    def _flat(self, xs, ys, zs):
+        points = np.column_stack(np.broadcast_arrays(*(np.atleast_1d(np.asarray(c, float)) for c in (xs, ys, zs))))
+        plane = self.snapshot_plane
+        return points[:, :2] if plane is None else plane.coordinates(points)
+
+    def plot(self, *args, **kwds):
+        """``plot(xs, ys, zs, [fmt], …)``: points in space, projected; else a 2-D ``plot``."""
+        if len(args) >= 3 and not isinstance(args[2], str):
+            xy = self._flat(*args[:3])
+            return super().plot(xy[:, 0], xy[:, 1], *args[3:], **kwds)
+        return super().plot(*args, **kwds)
+
+    def scatter(self, xs, ys, zs=None, *args, **kwds):
+        """``scatter(xs, ys, zs, …)``: points in space, projected (a 4th positional argument,
+        3-D's ``zdir``, is ignored); with ``zs`` None a 2-D ``scatter``."""
+        if zs is None:
+            return super().scatter(xs, ys, *args, **kwds)
+        kwds.pop("zdir", None)
+        kwds.pop("depthshade", None)
+        xy = self._flat(xs, ys, zs)
+        return super().scatter(xy[:, 0], xy[:, 1], **kwds)
+
+    def text(self, x, y, z, s=None, *args, **kwds):
+        """``text(x, y, z, s, …)`` at a point in space, projected; ``text(x, y, s)`` in 2-D."""
+        if s is None or isinstance(z, str):
+            return super().text(x, y, z, *((s,) if s is not None else ()), *args, **kwds)
+        kwds.pop("zdir", None)
+        (xy,) = self._flat(x, y, z)
+        return super().text(xy[0], xy[1], s, *args, **kwds)
+
+
 def _axes(ax, view, plane, figsize):
     """The axes to draw on: a new 2-D (with a plane) or 3-D one, or ``ax`` checked."""
     if ax is None:
         fig = new_figure(figsize=figsize)
-        return fig.add_subplot() if plane is not None else fig.add_subplot(projection="3d")
+        return fig.add_subplot(axes_class=PlaneAxes) if plane is not None else fig.add_subplot(projection="3d")
     if plane is None and getattr(ax, "name", None) != "3d":
         raise ConfigurationError(f"ax must be a 3-D axes (projection='3d') for a motion that is not planar "
                                  f"(or pass view='2d' to project it), got {type(ax).__name__}")
