@@ -739,3 +739,22 @@ def test_code_written_for_3d_snapshots_runs_on_a_planar_one(motion):
     fig = Figure()
     ax = plotting.plot_snapshots(motion.system, motion.q, t=motion.t, count=4, ax=fig.add_subplot())
     assert len(ax.snapshot_labels) == 4
+
+
+def test_a_long_legend_stands_beside_the_curves():
+    """Seven torques (a Panda): the legend beside the panel, inside the figure, never over the curves;
+    up to four stay inside the panel."""
+    t = np.linspace(0, 1.5, 11)
+    names = [f"panda_joint{i}.angle" for i in range(1, 8)]
+    ax = plotting.plot_controls(t, np.outer(np.ones(10), np.arange(7.0)), names)
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legend, frame = ax.get_legend().get_window_extent(renderer), ax.get_window_extent(renderer)
+    assert legend.x0 >= frame.x1 and legend.x1 <= fig.bbox.x1
+    assert [x.get_text() for x in ax.get_legend().get_texts()][0] == "torque on panda_joint1.angle [N m]"
+    ax = plotting.plot_controls(t, np.ones((10, 2)), names[:2])
+    fig = ax.figure
+    fig.canvas.draw()
+    legend = ax.get_legend().get_window_extent(fig.canvas.get_renderer())
+    assert ax.get_window_extent(fig.canvas.get_renderer()).contains(legend.x0 + 1, legend.y0 + 1)

@@ -50,13 +50,17 @@ def _draw_by_unit(ax, names, units, draw, quantity, time_unit, title, entry=None
     for every column, legend entries ``entry(name, unit)`` (default: the name, with its unit
     when units are mixed); y labels by ``quantity(unit)``.  Returns the (first) axes."""
     by_unit = groups(units)
-    axes = _panels(ax, len(by_unit), (7.5, 4))
+    beside = ax is None and max(len(columns) for columns in by_unit.values()) > 4  # a long legend: beside
+    axes = _panels(ax, len(by_unit), (10.5 if beside else 7.5, 4))
     mixed = len(by_unit) > 1
     for panel, (unit_, columns) in zip(axes, by_unit.items()):
         for j in columns:
             draw(panel, j, entry(names[j], unit_) if entry is not None
                  else f"{names[j]} [{unit_ or '?'}]" if mixed else names[j])
-        panel.legend()
+        if beside:  # more than four curves: the legend beside the panel, not over the curves
+            panel.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+        else:
+            panel.legend()
     _label_panels(axes, by_unit, quantity, time_unit)
     axes[0].set_title(title)
     if ax is None:
