@@ -758,3 +758,22 @@ def test_a_long_legend_stands_beside_the_curves():
     fig.canvas.draw()
     legend = ax.get_legend().get_window_extent(fig.canvas.get_renderer())
     assert ax.get_window_extent(fig.canvas.get_renderer()).contains(legend.x0 + 1, legend.y0 + 1)
+
+
+def test_a_conserved_momentum_is_drawn_flat_without_an_offset():
+    """The heavy top's L_z is conserved to 1e-16: its panel a flat line on plain ticks (no
+    "×10⁻¹³ + 7.1×10⁻²" to decode); a momentum that changes keeps its own limits."""
+    from pyomo_mbdyn.models import heavy_top
+
+    model = heavy_top.build()
+    trajectory = model.dyn.trajectory()
+    fig = plotting.plot_conservation(model.dyn.diagnostics(), trajectory=trajectory)
+    fig.canvas.draw()
+    (left,) = [ax for ax in fig.axes if ax.get_title().startswith("angular momentum about the origin")]
+    L = left.get_lines()[0].get_ydata()
+    assert np.ptp(L) < 1e-3 * np.abs(L).max()
+    assert left.yaxis.get_offset_text().get_text() == ""
+    lo, hi = left.get_ylim()
+    assert lo == pytest.approx(L.mean() - 0.05 * np.abs(L).max()) and hi == pytest.approx(L.mean() + 0.05 * np.abs(L).max())
+    changing = plotting.canvas.new_figure().add_subplot()
+    assert not plotting.canvas.flat_if_constant(changing, [0.0, 1.0, 0.5])

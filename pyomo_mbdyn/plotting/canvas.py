@@ -16,7 +16,8 @@ from matplotlib.figure import Figure
 from ..errors import ConfigurationError
 from ..trajectory import unit
 
-__all__ = ["style", "STYLE", "COLORS", "styled", "color", "new_figure", "bracket", "units_of", "groups"]
+__all__ = ["style", "STYLE", "COLORS", "styled", "color", "new_figure", "bracket", "units_of", "groups",
+           "flat_if_constant"]
 
 #: the colour cycle of every figure (Okabe & Ito's colour-blind-safe palette, yellow last)
 COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
@@ -105,3 +106,29 @@ def groups(units):
     for j, u in enumerate(units):
         groups.setdefault(u, []).append(j)
     return groups
+
+
+def flat_if_constant(ax, values, relative=1e-3):
+    """Draw ``values`` that are constant to the eye (spread below ``relative`` times their
+    size) as a flat line on plain y ticks: limits ±5 % of their size around their mean, and
+    no offset text (a "×10⁻¹³ + 7.1×10⁻²" above the axis that a reader has to decode).  The
+    deviation belongs in a panel of its own.  Returns whether it did.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fig = new_figure(); ax = fig.add_subplot()
+    >>> L = 0.0710657711 + 1e-15 * np.arange(5)
+    >>> _ = ax.plot(L); flat_if_constant(ax, L), [round(float(x), 4) for x in ax.get_ylim()]
+    (True, [0.0675, 0.0746])
+    """
+    import numpy as np
+
+    values = np.asarray(values, float)
+    values = values[np.isfinite(values)]
+    scale = np.abs(values).max() if values.size else 0.0
+    if scale == 0 or np.ptp(values) >= relative * scale:
+        return False
+    ax.set_ylim(values.mean() - 0.05 * scale, values.mean() + 0.05 * scale)
+    ax.ticklabel_format(axis="y", useOffset=False)
+    return True

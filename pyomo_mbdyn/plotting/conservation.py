@@ -16,7 +16,7 @@ import numpy as np
 
 from ..balance import _scheme_record, energy_statement, momentum_balance
 from ..errors import ConfigurationError
-from .canvas import bracket, color, new_figure, styled
+from .canvas import bracket, color, flat_if_constant, new_figure, styled
 
 __all__ = ["plot_conservation", "ENERGY_TERMS"]
 
@@ -120,6 +120,9 @@ def _draw_momentum_row(left, right, group, columns, balance, reason, table, t, r
         right.plot(t, balance[f"{c}_balance"].to_numpy(float), color=shade, marker=".",
                    label=f"{c[0]}_{c[1]} − {c[0]}_{c[1]}(0) − impulse")
     left.plot([], [], ls="none", marker="o", mfc="none", color="0.3", label="initial value + impulse of the loads")
+    drawn = np.concatenate([balance[c].to_numpy(float) for c in columns]
+                           + [balance[c].iloc[0] + balance[f"{c}_impulse"].to_numpy(float) for c in columns])
+    flat_if_constant(left, drawn)  # a conserved momentum: flat on plain ticks, its balance on the right
     left.set_title(f"{what} against the impulses that change it")
     left.set_ylabel(f"{group} [{unit_}]")
     _legend_below(left, columns=1)

@@ -7,7 +7,7 @@ its unit; controls are staircases (constant on each interval).
 import numpy as np
 
 from ..errors import ConfigurationError
-from .canvas import bracket, color, groups, new_figure, styled, units_of
+from .canvas import bracket, color, flat_if_constant, groups, new_figure, styled, units_of
 
 __all__ = ["plot_coordinates", "plot_controls", "plot_costates", "plot_discrete_hamiltonian"]
 
@@ -210,10 +210,7 @@ def plot_discrete_hamiltonian(t, Hd, ax=None, label="H^d", *, unit=None, time_un
     else:
         axes = [ax, ax.twinx()]
     axes[0].plot(t, Hd, marker=".", label=label)
-    scale = np.abs(Hd).max()
-    if scale > 0 and np.ptp(Hd) < 1e-3 * scale:  # constant to the eye: a flat line on plain ticks (no offset)
-        axes[0].set_ylim(Hd.mean() - 0.05 * scale, Hd.mean() + 0.05 * scale)
-        axes[0].ticklabel_format(axis="y", useOffset=False)
+    flat_if_constant(axes[0], Hd)  # constant to the eye: a flat line on plain ticks (no offset)
     axes[0].set_title("discrete Hamiltonian $H^d_{k,k+1}$")
     axes[0].set_ylabel(f"$H^d$ {bracket(unit)}")
     axes[1].plot(t, Hd - Hd[0], marker=".", color=color(1))
