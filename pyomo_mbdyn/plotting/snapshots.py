@@ -129,6 +129,8 @@ def draw_configuration(ax, system, qk, alpha=1.0, box=True, shift=np.zeros(3), d
     return len(segments)
 
 
+#: above everything drawn (a 3-D axes orders its collections by depth, from the axes' own zorder up)
+_LABEL_ZORDER = 10_000
 #: offsets of a label from its pose [points], tried in this order: nearest first
 _RINGS = (12, 24, 38, 54, 72, 95)
 _TURNS = (0, 20, -20, 40, -40, 60, -60, 80, -80, 100, -100, 120, -120, 140, -140, 160, -160, 180)
@@ -150,7 +152,7 @@ def _leader(ax, label, anchor, renderer):
     end = (centre + s * d - anchor) * 72 / ax.figure.dpi  # points from the anchor
     transform = (Affine2D().scale(1 / 72) + ax.figure.dpi_scale_trans
                  + ScaledTranslation(*label.xy, ax.transData))
-    line = Line2D([0, end[0]], [0, end[1]], transform=transform, color="0.45", lw=0.6, zorder=4.5)
+    line = Line2D([0, end[0]], [0, end[1]], transform=transform, color="0.45", lw=0.6, zorder=_LABEL_ZORDER - 1)
     line.set_clip_on(False)
     ax.add_artist(line)
     return line
@@ -274,8 +276,8 @@ def place_labels(ax):
                 offset = radius * np.array([np.cos(angle), np.sin(angle)])
                 label = ax.annotate(texts[i], xy=anchors[i], xytext=offset, textcoords="offset points",
                                     ha="center", va="center", fontsize="small", color="0.15",
-                                    bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.7),
-                                    annotation_clip=False, zorder=5)
+                                    bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85),
+                                    annotation_clip=False, zorder=_LABEL_ZORDER)
                 box = label.get_window_extent(renderer)
                 inside = (box.x0 >= frame.x0 and box.x1 <= frame.x1 and box.y0 >= frame.y0 and box.y1 <= frame.y1)
                 free = inside and not any(box.x0 < b.x1 + pad and b.x0 < box.x1 + pad and
