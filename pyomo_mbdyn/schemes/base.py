@@ -29,7 +29,8 @@ forward simulation through ``SolverFactory``.
 Subclasses set ``scheme`` (the registry name) and implement the hook
 ``_add_discrete_equations()``; ``_build()`` reads as the recipe below.  The
 record's capabilities decide which variables exist (node velocities, joint
-rates) and which systems are accepted (friction, closed loops).
+rates) and which systems are accepted (friction, closed loops).  What a
+subclass may override is numbered under "Implementing a scheme" below.
 
 The parts of a multibody block that are concepts of their own live beside
 this module and come in as mixins: its options (:mod:`.options`), the
@@ -37,9 +38,114 @@ formula stated at every interval and offered to solvers (:mod:`.residuals`),
 initial guesses from trajectories (:mod:`.guesses`), solved values read back
 (:mod:`.solution`), and its final conditions (:mod:`.configuration_forms`,
 :mod:`.final_rest`).
+
+.. rubric:: Implementing a scheme
+
+A scheme block is a subclass of :class:`MultibodyBlockData` (a scheme on a
+:class:`~pyomo_mbdyn.mechanics.MultibodySystem` or
+:class:`~pyomo_mbdyn.mechanics.CoordinateSystem`) or of :class:`SchemeBlockData`
+(another kind of system: the quaternion top, DNCO's Hamiltonian systems),
+declared with :func:`~pyomo_mbdyn.schemes.options.declare_scheme_block` and
+named by its registry record (:mod:`pyomo_mbdyn.discretization.registry`).  It
+defines its own helpers freely, but of what its bases define it overrides only
+the hooks numbered here (:data:`HOOKS` declares them;
+``tests/schemes/test_scheme_contract.py`` checks every registered block
+against it).  *Required* hooks are abstract: the base's version raises
+NotImplementedError naming the class and the hook, and the abstract methods
+among them (``abc.abstractmethod``; the blocks' metaclass is ``abc.ABCMeta``)
+make a class that lacks one refuse to be instantiated.  *Optional* hooks have
+the default described.  An override of a hook with a default calls
+``super()`` where it is marked "extend".
+
+Every scheme block (:class:`SchemeBlockData`):
+
+    1. ``scheme`` (class attribute, required): the registry name of the
+       scheme; :attr:`~SchemeBlockData.record` reads the record by it and the
+       error messages name it.  The base's is None.
+    2. ``CONFIG`` (class attribute, optional): the options, a Pyomo
+       ConfigDict; ``build()`` validates the keywords against it
+       (:func:`~pyomo_mbdyn.schemes.options.check_options`) and keeps them as
+       ``self.config``.  Default :func:`~pyomo_mbdyn.schemes.options.grid_config`
+       (``system``, ``steps``, ``horizon``); a block copies a maker of
+       :mod:`.options` and declares its own options on it.
+    3. ``required`` (class attribute, optional): the options that must be
+       given; ``build()`` refuses None among them.  Default ``("system",
+       "steps", "horizon")``.
+    4. ``_build()`` (required, abstract): create every variable and equation
+       from ``self.config`` and ``self.system``; called once by ``build()``.
+       :class:`MultibodyBlockData` implements it as the recipe that calls
+       hooks 11–13.
+    5. ``trajectory()`` (required, abstract): the current variable values as a
+       :class:`~pyomo_mbdyn.trajectory.Trajectory` with ``self._metadata()``;
+       called by ``diagnostics()``, the problems, the studies and users.
+       :class:`MultibodyBlockData` implements it (:mod:`.solution`: hooks
+       15–18).
+    6. ``initialize_from(trajectory)`` (required, abstract): set the variables
+       from a guess of the same system and grid, refusing another one by a
+       :class:`~pyomo_mbdyn.errors.ConfigurationError`; called by the
+       problems' initial guesses (:mod:`pyomo_mbdyn.ocp`) and users.
+       :class:`MultibodyBlockData` implements it (:mod:`.guesses`: hook 14).
+    7. ``diagnostics()`` (optional): the per-node conservation table.  Default
+       :func:`~pyomo_mbdyn.diagnostics.conservation_table` of
+       ``trajectory()``; called by the studies' ``run`` and users.
+
+A block on a multibody system (:class:`MultibodyBlockData`), besides 1–3:
+
+    8. ``CONFIGURATION_FORM`` (class attribute, required): the
+       :class:`~pyomo_mbdyn.schemes.configuration_forms.ConfigurationForm` of
+       the block's unknowns (nodes, increments or chart: how a final
+       configuration is stated); hook 10 instantiates it.  The base's is None.
+    9. ``FINAL_REST`` (class attribute, required): the
+       :class:`~pyomo_mbdyn.schemes.final_rest.FinalRest` that states rest at
+       t_N (:meth:`~MultibodyBlockData.state_final_rest`).  The base's is None.
+    10. ``configuration_form`` (property, optional): the form in use.  Default
+        ``CONFIGURATION_FORM(self)``; a block that offers another form by an
+        option chooses here (:class:`~pyomo_mbdyn.schemes.absolute.AbsoluteConfigurations`:
+        the chart when ``configurations="absolute"``).
+    11. ``_add_scheme_variables()`` (optional): the scheme's variables beyond
+        ``q``, ``v``, ``u``, ``nu`` (multipliers, increments, chart
+        coordinates, stage values); called by ``_build`` step 5 before the
+        equations.  Default: none.
+    12. ``_add_discrete_equations()`` (required, abstract): the scheme's
+        equations, stated by ``self._residuals(...)`` and the
+        ``_add_*_equations`` helpers of :mod:`.residuals` (Constraints named
+        after what they state); called by ``_build`` step 5 under the block's
+        sharing (repeated subexpressions become ``shared_terms``).
+    13. ``_fix_initial_state()`` (optional, extend): fix the state at t_0.
+        Default: ``q_0`` and ``v_0`` from the options, checked, fixed on the
+        node variables, every node started there; an override calls
+        ``super()`` first and fixes its own unknowns at t_0 (θ_0, ṽ_0).
+        Called by ``_build`` step 6.
+    14. ``_initialize_scheme(trajectory)`` (optional, extend): set the
+        scheme's own variables from a guess; called last by
+        ``initialize_from``.  Default: the interval multipliers ``lam`` and
+        the increments ``w`` where both the guess and the block have them.
+    15. ``configuration_values()`` (optional): node configurations (N+1, n)
+        as floats; called by ``trajectory()``.  Default: the values of
+        ``q_array(k)``; a block whose q are Expressions of its unknowns reads
+        them faster from its unknowns (gc, dmocc, the absolute forms).
+    16. ``velocity_values()`` (optional): node velocities (N+1, n) as floats;
+        called by ``trajectory()`` when the record has
+        ``velocities_at_nodes``.  Default: the values of ``v_array(k)``.
+    17. ``_recover_velocities(q, u)`` (required when the record has no
+        ``velocities_at_nodes``): node velocities from the configurations and
+        controls; called by ``trajectory()``.  The base's raises.
+    18. ``_extras()`` (optional, extend): the scheme's own unknowns by name,
+        the extras of ``trajectory()``.  Default: ``lam``, the controls of the
+        other stages, ``w``, ``theta``, ``vt`` where the block has them, and
+        the momentum multipliers from a ``dual`` Suffix.
+
+A block that extends the chart midpoint rule (:class:`~pyomo_mbdyn.schemes.gc.GCBlockData`,
+extended by :class:`~pyomo_mbdyn.schemes.lobatto_gc.LobattoGCBlockData`), besides 8–18:
+
+    19. ``_add_step_equations()`` (optional): the rows per interval;
+        called by ``GCBlockData._add_discrete_equations`` before the node
+        values q(θ_k), v(θ_k, ṽ_k).  Default: the midpoint rule's rows.
 """
 
+import abc
 import logging
+from dataclasses import dataclass
 
 import numpy as np
 import pyomo.environ as pyo
@@ -59,17 +165,84 @@ from .solution import SolutionValues
 
 logger = logging.getLogger("pyomo_mbdyn.schemes")
 
-__all__ = ["SchemeBlockData", "MultibodyBlockData", "INTERNAL_NAMES"]
+__all__ = ["SchemeBlockData", "MultibodyBlockData", "INTERNAL_NAMES", "Hook", "HOOKS"]
 
 
 INTERNAL_NAMES = ["d1.d1", "d2.d2", "d3.d3", "d1.d2", "d1.d3", "d2.d3"]
 
 
-class SchemeBlockData(BlockData):
+@dataclass(frozen=True)
+class Hook:
+    """One numbered hook of "Implementing a scheme" (the module docstring): a name a scheme
+    block may override, the base class that declares it (and holds its default or its
+    abstract version), and whether a block must implement it.
+
+    ``required`` is True for a hook every block below ``owner`` implements; ``unless`` names a
+    record capability (:class:`~pyomo_mbdyn.discretization.registry.SchemeRecord`) that waives
+    it (``_recover_velocities`` is needed only without ``velocities_at_nodes``).  ``extend``:
+    an override calls ``super()`` and adds to the default.
+
+    Examples
+    --------
+    >>> [hook.name for hook in HOOKS if hook.owner == "SchemeBlockData"]
+    ['scheme', 'CONFIG', 'required', '_build', 'trajectory', 'initialize_from', 'diagnostics']
+    >>> from pyomo_mbdyn.schemes import record
+    >>> recover = next(hook for hook in HOOKS if hook.name == "_recover_velocities")
+    >>> recover.required_for(record("dmocc")), recover.required_for(record("bem"))
+    (True, False)
+    """
+
+    number: int
+    name: str
+    owner: str
+    kind: str
+    required: bool = False
+    unless: str = None
+    extend: bool = False
+
+    def required_for(self, record):
+        """Whether a block of the scheme with this registry record must implement the hook."""
+        return self.required and not (self.unless and getattr(record, self.unless))
+
+
+#: the hooks of "Implementing a scheme", in its numbering: what a scheme block may override
+#: (``tests/schemes/test_scheme_contract.py`` holds every registered block to it)
+HOOKS = (
+    Hook(1, "scheme", "SchemeBlockData", "attribute", required=True),
+    Hook(2, "CONFIG", "SchemeBlockData", "attribute"),
+    Hook(3, "required", "SchemeBlockData", "attribute"),
+    Hook(4, "_build", "SchemeBlockData", "method", required=True),
+    Hook(5, "trajectory", "SchemeBlockData", "method", required=True),
+    Hook(6, "initialize_from", "SchemeBlockData", "method", required=True),
+    Hook(7, "diagnostics", "SchemeBlockData", "method"),
+    Hook(8, "CONFIGURATION_FORM", "MultibodyBlockData", "attribute", required=True),
+    Hook(9, "FINAL_REST", "MultibodyBlockData", "attribute", required=True),
+    Hook(10, "configuration_form", "MultibodyBlockData", "property"),
+    Hook(11, "_add_scheme_variables", "MultibodyBlockData", "method"),
+    Hook(12, "_add_discrete_equations", "MultibodyBlockData", "method", required=True),
+    Hook(13, "_fix_initial_state", "MultibodyBlockData", "method", extend=True),
+    Hook(14, "_initialize_scheme", "InitialGuess", "method", extend=True),
+    Hook(15, "configuration_values", "SolutionValues", "method"),
+    Hook(16, "velocity_values", "SolutionValues", "method"),
+    Hook(17, "_recover_velocities", "SolutionValues", "method", required=True, unless="velocities_at_nodes"),
+    Hook(18, "_extras", "SolutionValues", "method", extend=True),
+    Hook(19, "_add_step_equations", "GCBlockData", "method"),
+)
+
+
+def _missing_hook(block, hook):
+    """The error of a required hook the block's class does not implement."""
+    return NotImplementedError(f"{type(block).__name__} does not implement the required hook {hook!r} "
+                               "(see 'Implementing a scheme' in pyomo_mbdyn.schemes.base)")
+
+
+class SchemeBlockData(BlockData, metaclass=abc.ABCMeta):
     """Base of every scheme block (see the module docstring).
 
-    Subclasses set ``scheme`` (the registry name) and ``CONFIG``, and implement
-    ``_build()``, ``trajectory()``, ``diagnostics()`` and ``initialize_from()``.
+    Subclasses set ``scheme`` (the registry name) and ``CONFIG``, implement
+    ``_build()``, ``trajectory()`` and ``initialize_from()`` (abstract here) and may
+    override ``diagnostics()``: hooks 1–7 of "Implementing a scheme" (the module
+    docstring).
 
     Examples
     --------
@@ -250,12 +423,21 @@ class SchemeBlockData(BlockData):
             out.update(horizon=self.final_time_value, free_horizon=list(self.config.free_horizon))
         return out
 
+    @abc.abstractmethod
     def _build(self):  # pragma: no cover - abstract
-        raise NotImplementedError(f"{type(self).__name__} must implement _build")
+        """Hook 4 (required): create the block's variables and equations (called by ``build``)."""
+        raise _missing_hook(self, "_build")
 
+    @abc.abstractmethod
     def trajectory(self):  # pragma: no cover - abstract
-        """The current variable values as a :class:`~pyomo_mbdyn.trajectory.Trajectory`."""
-        raise NotImplementedError(f"{type(self).__name__} must implement trajectory")
+        """The current variable values as a :class:`~pyomo_mbdyn.trajectory.Trajectory`
+        (hook 5, required)."""
+        raise _missing_hook(self, "trajectory")
+
+    @abc.abstractmethod
+    def initialize_from(self, trajectory):  # pragma: no cover - abstract
+        """Set the variables from a guess of this system and grid (hook 6, required)."""
+        raise _missing_hook(self, "initialize_from")
 
     def diagnostics(self):
         """Per-node conservation table (see :mod:`pyomo_mbdyn.diagnostics`)."""
@@ -268,10 +450,9 @@ class SchemeBlockData(BlockData):
 class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, SchemeBlockData):
     """Base of the scheme blocks on a MultibodySystem (see the module docstring).
 
-    Hooks for subclasses
-    --------------------
-    ``_add_scheme_variables()``   variables beyond q, v, u, nu
-    ``_add_discrete_equations()`` the scheme's equations
+    Subclasses set ``CONFIGURATION_FORM`` and ``FINAL_REST`` and implement
+    ``_add_discrete_equations()`` (abstract here); hooks 8–18 of "Implementing a
+    scheme" (the module docstring) are what they may override.
 
     Examples
     --------
@@ -311,8 +492,10 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
         return self.config.configurations if "configurations" in self.config else "lifted"
 
     #: the :class:`~pyomo_mbdyn.schemes.configuration_forms.ConfigurationForm` of the block's unknowns
+    #: (hook 8, required)
     CONFIGURATION_FORM = None
-    #: how the block states rest at t_N (a :class:`~pyomo_mbdyn.schemes.final_rest.FinalRest`)
+    #: how the block states rest at t_N (a :class:`~pyomo_mbdyn.schemes.final_rest.FinalRest`; hook 9,
+    #: required)
     FINAL_REST = None
 
     @property
@@ -341,7 +524,8 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
     @property
     def configuration_form(self):
         """How the block's unknowns carry the joint coordinates (chart, increments or nodes;
-        :mod:`pyomo_mbdyn.schemes.configuration_forms`): what the problem statements compose."""
+        :mod:`pyomo_mbdyn.schemes.configuration_forms`): what the problem statements compose.
+        Hook 10 (optional): ``CONFIGURATION_FORM(self)`` unless a block chooses by an option."""
         return self.CONFIGURATION_FORM(self)
 
     @property
@@ -614,15 +798,19 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
                 owner.component(name)[i, r].value = float(values[i][g])
 
 
-    # -- hooks ----------------------------------------------------------------
+    # -- hooks (numbered in the module docstring) ---------------------------------
     def _add_scheme_variables(self):
-        pass
+        """Hook 11 (optional): the scheme's variables beyond q, v, u, nu; none by default."""
 
+    @abc.abstractmethod
     def _add_discrete_equations(self):  # pragma: no cover - abstract
-        raise NotImplementedError(f"{type(self).__name__} must implement _add_discrete_equations")
+        """Hook 12 (required): the scheme's equations, under the block's sharing."""
+        raise _missing_hook(self, "_add_discrete_equations")
 
     # -- initial state --------------------------------------------------------
     def _fix_initial_state(self):
+        """Hook 13 (optional, extend): q_0 and v_0 from the options, checked, fixed on the node
+        variables, and every node started there; an override calls ``super()`` first."""
         system, config = self.system, self.config
         q0, self.theta_initial = initial_state(system, config)
         v0 = np.zeros(system.n) if config.initial_velocity is None else config.initial_velocity

@@ -225,7 +225,9 @@ class InitialGuess:
         return _reordered(trajectory, order)
 
     def _initialize_scheme(self, trajectory):
-        """Hook: set the scheme's own variables (multipliers, increments) from a trajectory."""
+        """Hook 14 (optional, extend; "Implementing a scheme" in :mod:`pyomo_mbdyn.schemes.base`): set
+        the scheme's own variables (multipliers, increments) from a trajectory; an override calls
+        ``super()``."""
         if trajectory.lam is not None and self.system.bodies and \
                 self.body[next(iter(self.system.bodies))].component("lam") is not None:
             for i in self.intervals:

@@ -18,16 +18,18 @@ __all__ = ["SolutionValues"]
 
 class SolutionValues:
     """Mixin of :class:`~pyomo_mbdyn.schemes.base.MultibodyBlockData`: values, trajectory and multipliers
-    of the current point (see the module docstring); schemes without velocity variables implement
-    ``_recover_velocities``."""
+    of the current point (see the module docstring).  Its hooks are 15–18 of "Implementing a
+    scheme" (:mod:`pyomo_mbdyn.schemes.base`): schemes without velocity variables implement
+    ``_recover_velocities``; ``configuration_values``, ``velocity_values`` and ``_extras`` have
+    defaults."""
 
     def configuration_values(self):
-        """Node configurations (N+1, n) as floats from the current variable values."""
+        """Node configurations (N+1, n) as floats from the current variable values (hook 15)."""
         return np.array([[pyo.value(x) for x in self.q_array(k)] for k in self.nodes], dtype=float)
 
     def velocity_values(self):
         """Node velocities (N+1, n) as floats from the current variable values (blocks
-        with velocity variables)."""
+        with velocity variables; hook 16)."""
         return np.array([[pyo.value(x) for x in self.v_array(k)] for k in self.nodes], dtype=float)
 
     def trajectory(self):
@@ -54,7 +56,8 @@ class SolutionValues:
                                     **extras)
 
     def _extras(self):
-        """The scheme's own unknowns by name (multipliers ``lam``, increments ``w``, chart ``theta``)."""
+        """The scheme's own unknowns by name (multipliers ``lam``, increments ``w``, chart ``theta``);
+        hook 18 (extend: an override adds to ``super()._extras()``)."""
         out = {}
         if self.system.bodies and self.body[next(iter(self.system.bodies))].component("lam") is not None:
             out["lam"] = np.array([[pyo.value(x) for x in self._lam_array(i)] for i in self.intervals])
@@ -89,8 +92,11 @@ class SolutionValues:
                          for i in self.intervals], dtype=float)
 
     def _recover_velocities(self, q, u):
-        """Hook for schemes without velocity variables: v from q and u."""
-        raise NotImplementedError
+        """Hook 17, required for schemes without velocity variables (the record's
+        ``velocities_at_nodes`` False): v from q and u."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement the required hook "
+                                  "'_recover_velocities' (its scheme has no node velocities; see "
+                                  "'Implementing a scheme' in pyomo_mbdyn.schemes.base)")
 
     def _recover_joint_rates(self, q):
         """ν_{k,k+1} = P(q_{k+½})⁺ (q_{k+1} - q_k)/h for schemes without joint-rate variables."""
