@@ -15,11 +15,18 @@ The twist of a body is ``(φ̇, ω)`` (rigid body, spatial angular velocity) or
 expressions and CasADi symbols.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
 import numpy as np
 
 from ..errors import ConfigurationError, InputTypeError
 from .linalg import ROTATION_MAPS, as_array, contravariant, cross, dot, hat, matmul
 from .numeric import check_numeric
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = ["Body", "RigidBody", "PointMass"]
 
@@ -94,7 +101,7 @@ class Body:
     twist_size = 0
     has_orientation = False
 
-    def __init__(self, name, mass):
+    def __init__(self, name: str, mass: float) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError(f"body name must be a non-empty string, got {name!r}")
         self.name = name
@@ -113,7 +120,7 @@ class Body:
     __str__ = __repr__
 
     # -- to be provided by subclasses ------------------------------------------
-    def position(self, q):
+    def position(self, q: npt.ArrayLike) -> np.ndarray:
         """Centre of mass φ."""
         return as_array(q)[0:3]
 
@@ -158,8 +165,8 @@ class RigidBody(Body):
     twist_size = 6
     has_orientation = True
 
-    def __init__(self, name, mass, inertia=None, *, euler=None, position=(0, 0, 0),
-                 directors=None, points=None):
+    def __init__(self, name: str, mass: float, inertia: npt.ArrayLike | None = None, *, euler: npt.ArrayLike | None = None, position: npt.ArrayLike = (0, 0, 0),
+                 directors: npt.ArrayLike | None = None, points: Mapping[str, npt.ArrayLike] | None = None) -> None:
         super().__init__(name, mass)
         phi = _vector(position, "position", self)
         if directors is not None:
@@ -230,21 +237,21 @@ class RigidBody(Body):
 
     # -- geometry ---------------------------------------------------------------
     @staticmethod
-    def directors(q):
+    def directors(q: npt.ArrayLike) -> np.ndarray:
         q = as_array(q)
         return as_array([q[3:6], q[6:9], q[9:12]])
 
-    def material_vector(self, q, components):
+    def material_vector(self, q: npt.ArrayLike, components: npt.ArrayLike) -> np.ndarray:
         """Spatial vector ``Σ X_I d_I`` of body-fixed components ``X``."""
         d = self.directors(q)
-        X = components
+        X: Any = components
         return as_array(X[0] * d[0] + X[1] * d[1] + X[2] * d[2])
 
-    def point(self, q, components):
+    def point(self, q: npt.ArrayLike, components: npt.ArrayLike) -> np.ndarray:
         """Spatial position ``φ + Σ X_I d_I`` of a body-fixed point."""
         return as_array(as_array(q)[0:3] + self.material_vector(q, components))
 
-    def point_components(self, point):
+    def point_components(self, point: str | npt.ArrayLike) -> np.ndarray:
         """Body-frame components of a named point, or of given components."""
         if isinstance(point, str):
             if point not in self.points:
@@ -254,17 +261,17 @@ class RigidBody(Body):
             return self.points[point]
         return _vector(point, "point", self)
 
-    def components_of(self, spatial_vector, q=None):
+    def components_of(self, spatial_vector: npt.ArrayLike, q: npt.ArrayLike | None = None) -> np.ndarray:
         """Body-frame components of a spatial vector, in configuration ``q``."""
         q = self.q0 if q is None else q
         return self.directors(q).astype(float) @ np.asarray(spatial_vector, dtype=float)
 
     # -- dynamics ---------------------------------------------------------------
-    def mass_matrix(self):
+    def mass_matrix(self) -> np.ndarray:
         """``M = diag(m I, E_1 I, E_2 I, E_3 I)`` (DMOCC Eq. 4.3), shape (12, 12)."""
         return np.diag(np.repeat([self.mass, *self.euler], 3))
 
-    def internal_constraints(self, q):
+    def internal_constraints(self, q: npt.ArrayLike) -> np.ndarray:
         """Φ_int = [½(d_1·d_1 - 1), ½(d_2·d_2 - 1), ½(d_3·d_3 - 1), d_1·d_2, d_1·d_3, d_2·d_3]."""
         d = self.directors(q)
         return as_array([
@@ -272,7 +279,7 @@ class RigidBody(Body):
             dot(d[0], d[1]), dot(d[0], d[2]), dot(d[1], d[2]),
         ])
 
-    def internal_jacobian(self, q):
+    def internal_jacobian(self, q: npt.ArrayLike) -> np.ndarray:
         """G_int = ∂Φ_int/∂q, shape (6, 12) (thesis §2.6)."""
         d = self.directors(q)
         z = 0.0 * d[0]
@@ -282,7 +289,7 @@ class RigidBody(Body):
         ]
         return as_array([np.concatenate(r) for r in rows])
 
-    def internal_null_space(self, q):
+    def internal_null_space(self, q: npt.ArrayLike) -> np.ndarray:
         """P_int = [[I, 0], [0, -d̂_1], [0, -d̂_2], [0, -d̂_3]], shape (12, 6) (DMOCC 4.5).
 
         Maps the twist (φ̇, ω) to q̇, since ḋ_i = ω × d_i.
@@ -294,12 +301,12 @@ class RigidBody(Body):
             [Z, -hat(d[0])], [Z, -hat(d[1])], [Z, -hat(d[2])],
         ]))
 
-    def twist_weights(self):
+    def twist_weights(self) -> np.ndarray:
         """The factor ``diag(I, ½ I)`` of ``Bᵀ = P_int(q♯) diag(I, ½I) C`` (thesis §2.6)."""
         return np.diag([1.0, 1.0, 1.0, 0.5, 0.5, 0.5])
 
     @classmethod
-    def sharp(cls, q_mid):
+    def sharp(cls, q_mid: npt.ArrayLike) -> np.ndarray:
         """The contravariant evaluation ``q♯ = (φ, d^1, d^2, d^3)`` of a midpoint.
 
         With it, ``B_int(q♯) P_int(q_mid) = I`` exactly (thesis §2.6).
@@ -308,19 +315,19 @@ class RigidBody(Body):
         dual = contravariant(cls.directors(q_mid))
         return as_array(np.concatenate([q_mid[0:3], dual[0], dual[1], dual[2]]))
 
-    def twist(self, q, v):
+    def twist(self, q: npt.ArrayLike, v: npt.ArrayLike) -> np.ndarray:
         """(φ̇, ω) with ω = ½ Σ d_i × ḋ_i."""
         q, v = as_array(q), as_array(v)
         d = self.directors(q)
         w = 0.5 * (cross(d[0], v[3:6]) + cross(d[1], v[6:9]) + cross(d[2], v[9:12]))
         return as_array(np.concatenate([v[0:3], w]))
 
-    def kinetic_energy(self, v):
+    def kinetic_energy(self, v: npt.ArrayLike) -> Any:
         v = as_array(v)
         M = np.repeat([self.mass, *self.euler], 3)
         return 0.5 * sum(M[i] * v[i] * v[i] for i in range(12))
 
-    def angular_momentum(self, q, v):
+    def angular_momentum(self, q: npt.ArrayLike, v: npt.ArrayLike) -> np.ndarray:
         """About the origin: ``m φ × φ̇ + Σ E_i d_i × ḋ_i`` (thesis §2.6)."""
         q, v = as_array(q), as_array(v)
         L = self.mass * cross(q[0:3], v[0:3])
@@ -328,10 +335,10 @@ class RigidBody(Body):
             L = L + self.euler[i] * cross(q[3 + 3 * i: 6 + 3 * i], v[3 + 3 * i: 6 + 3 * i])
         return as_array(L)
 
-    def linear_momentum(self, v):
+    def linear_momentum(self, v: npt.ArrayLike) -> np.ndarray:
         return self.mass * as_array(v)[0:3]
 
-    def reparametrise(self, w, q_base, rotation="exp"):
+    def reparametrise(self, w: npt.ArrayLike, q_base: npt.ArrayLike, rotation: str = "exp") -> tuple[np.ndarray, np.ndarray]:
         """Nodal reparametrisation ``F(w, q_base)``, DMOCC Eq. (4.6).
 
         ``w = (w_φ, θ)``: ``φ = φ_base + w_φ``, ``d_i = R(θ) d_i,base`` with
@@ -361,53 +368,53 @@ class PointMass(Body):
     twist_size = 3
     has_orientation = False
 
-    def __init__(self, name, mass, *, position=(0, 0, 0)):
+    def __init__(self, name: str, mass: float, *, position: npt.ArrayLike = (0, 0, 0)) -> None:
         super().__init__(name, mass)
         self.q0 = _vector(position, "position", self)
-        self.points = {}
+        self.points: dict[str, np.ndarray] = {}
         self.euler = np.zeros(0)
 
-    def point(self, q, components=None):
+    def point(self, q: npt.ArrayLike, components: npt.ArrayLike | None = None) -> np.ndarray:
         return as_array(as_array(q)[0:3])
 
-    def point_components(self, point):
+    def point_components(self, point: str | npt.ArrayLike | None) -> np.ndarray:
         if point is not None and not isinstance(point, str):
             check_numeric(point, f"{self}: point", "3 finite numbers")
         if point is None or (not isinstance(point, str) and np.allclose(point, 0)):
             return np.zeros(3)
         raise ConfigurationError(f"{self}: a point mass has no body-fixed points other than itself")
 
-    def mass_matrix(self):
+    def mass_matrix(self) -> np.ndarray:
         return self.mass * np.eye(3)
 
-    def internal_constraints(self, q):
+    def internal_constraints(self, q: npt.ArrayLike) -> np.ndarray:
         return as_array(np.zeros(0))
 
-    def internal_jacobian(self, q):
+    def internal_jacobian(self, q: npt.ArrayLike) -> np.ndarray:
         return np.zeros((0, 3))
 
-    def internal_null_space(self, q):
+    def internal_null_space(self, q: npt.ArrayLike) -> np.ndarray:
         return np.eye(3)
 
-    def twist_weights(self):
+    def twist_weights(self) -> np.ndarray:
         return np.eye(3)
 
     @classmethod
-    def sharp(cls, q_mid):
+    def sharp(cls, q_mid: npt.ArrayLike) -> np.ndarray:
         return as_array(q_mid)
 
-    def twist(self, q, v):
+    def twist(self, q: npt.ArrayLike, v: npt.ArrayLike) -> np.ndarray:
         return as_array(as_array(v)[0:3])
 
-    def kinetic_energy(self, v):
+    def kinetic_energy(self, v: npt.ArrayLike) -> Any:
         v = as_array(v)
         return 0.5 * self.mass * sum(v[i] * v[i] for i in range(3))
 
-    def angular_momentum(self, q, v):
+    def angular_momentum(self, q: npt.ArrayLike, v: npt.ArrayLike) -> np.ndarray:
         return self.mass * cross(as_array(q)[0:3], as_array(v)[0:3])
 
-    def linear_momentum(self, v):
+    def linear_momentum(self, v: npt.ArrayLike) -> np.ndarray:
         return self.mass * as_array(v)[0:3]
 
-    def reparametrise(self, w, q_base, rotation="exp"):
+    def reparametrise(self, w: npt.ArrayLike, q_base: npt.ArrayLike, rotation: str = "exp") -> tuple[np.ndarray, np.ndarray]:
         return as_array(as_array(q_base) + as_array(w)[0:3]), np.eye(3)

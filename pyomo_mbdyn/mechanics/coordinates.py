@@ -21,12 +21,19 @@ The energy-momentum property of the BEM needs ``G(q_{k+½})·(q_{k+1} - q_k) =
 have no meaning here; the diagnostics report them as NaN.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NoReturn, Sequence
+
 import numpy as np
 
 from ..errors import AssemblyError, ConfigurationError
 from .linalg import as_array, dependent_rows
 from .numeric import check_numeric
 from .protocol import ConstrainedSystem
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = ["CoordinateSystem", "CoordinateGroup", "ConstraintGroup"]
 
@@ -37,7 +44,7 @@ class CoordinateGroup:
     has_orientation = False
     n_internal = 0
 
-    def __init__(self, name, coordinates, masses):
+    def __init__(self, name: str, coordinates: Sequence[str], masses: npt.ArrayLike) -> None:
         self.name = name
         self.coordinate_names = tuple(coordinates)
         check_numeric(masses, f"coordinate group {name!r}: masses", "positive numbers")
@@ -60,7 +67,7 @@ class ConstraintGroup:
     kind = "constraint"
     dofs = ()
 
-    def __init__(self, name, n_constraints):
+    def __init__(self, name: str, n_constraints: int) -> None:
         self.name, self.n_constraints = name, int(n_constraints)
 
     def __repr__(self):
@@ -103,8 +110,8 @@ class CoordinateSystem(ConstrainedSystem):
     #: P(q_mid)ᵀ Bᵀ ≠ I in general: the reduced scheme must form Pᵀ Bᵀ u
     inputs_dual_to_null_space = False
 
-    def __init__(self, name, groups, constraints, velocities, null_space, reparametrise, inputs,
-                 q0, force=None, additive=False, drawing=None):
+    def __init__(self, name: str, groups: Mapping[str, tuple[Sequence[str], npt.ArrayLike]], constraints: Mapping[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]], velocities: Sequence[str], null_space: Callable[[Any], Any], reparametrise: Callable[[np.ndarray, np.ndarray], Any], inputs: Mapping[str, npt.ArrayLike],
+                 q0: npt.ArrayLike, force: npt.ArrayLike | None = None, additive: bool = False, drawing: Callable[[np.ndarray], tuple[dict[str, Any], list[tuple[str, str]]]] | None = None) -> None:
         self.name = name
         self.bodies = {g: CoordinateGroup(g, *spec) for g, spec in groups.items()}
         self._constraints = dict(constraints)
@@ -163,34 +170,34 @@ class CoordinateSystem(ConstrainedSystem):
 
     # -- sizes and names --------------------------------------------------------
     @property
-    def n(self):
+    def n(self) -> int:
         return sum(b.n_coordinates for b in self.bodies.values())
 
     @property
-    def m(self):
+    def m(self) -> int:
         return sum(j.n_constraints for j in self.joints.values())
 
     @property
-    def velocities(self):
+    def velocities(self) -> list[str]:
         return list(self._velocities)
 
     @property
-    def coordinates(self):
+    def coordinates(self) -> list[str]:
         return [f"{g}.{c}" for g, b in self.bodies.items() for c in b.coordinate_names]
 
     @property
-    def actuated(self):
+    def actuated(self) -> list[str]:
         return [a for a in self._velocities if a in self._inputs]
 
     @property
-    def friction(self):
+    def friction(self) -> np.ndarray:
         return np.zeros(self.n_velocities)
 
     @property
-    def q0(self):
+    def q0(self) -> np.ndarray:
         return self._q0.copy()
 
-    def body_coordinates(self, q, body):
+    def body_coordinates(self, q: npt.ArrayLike, body: str) -> np.ndarray:
         start = 0
         for g, b in self.bodies.items():
             if g == body:
@@ -199,62 +206,62 @@ class CoordinateSystem(ConstrainedSystem):
         raise ConfigurationError(f"{self}: no coordinate group {body!r}")
 
     # -- mechanics ----------------------------------------------------------------
-    def mass_matrix(self):
+    def mass_matrix(self) -> np.ndarray:
         return np.diag(self._mass)
 
-    def potential_gradient(self):
+    def potential_gradient(self) -> np.ndarray:
         return -self._force.copy()
 
-    def potential_energy(self, q):
+    def potential_energy(self, q: npt.ArrayLike) -> float:
         return -float(self._force @ np.asarray(q, float))
 
-    def kinetic_energy(self, v):
+    def kinetic_energy(self, v: npt.ArrayLike) -> float:
         v = np.asarray(v, float)
         return 0.5 * float(v @ (self._mass * v))
 
-    def angular_momentum(self, q, v):
+    def angular_momentum(self, q: npt.ArrayLike, v: npt.ArrayLike) -> np.ndarray:
         return np.full(3, np.nan)
 
-    def linear_momentum(self, v):
+    def linear_momentum(self, v: npt.ArrayLike) -> np.ndarray:
         return np.full(3, np.nan)
 
-    def constraints(self, q):
+    def constraints(self, q: npt.ArrayLike) -> np.ndarray:
         return np.concatenate([as_array(phi(q)) for phi, _ in self._constraints.values()])
 
-    def constraint_labels(self):
+    def constraint_labels(self) -> list[str]:
         return [f"{g}[{r}]" for g, j in self.joints.items() for r in range(j.n_constraints)]
 
-    def constraint_jacobian(self, q):
+    def constraint_jacobian(self, q: npt.ArrayLike) -> np.ndarray:
         rows = [np.asarray(jac(q), dtype=object).reshape(-1, self.n) for _, jac in self._constraints.values()]
         return np.vstack(rows)
 
-    def null_space(self, q):
+    def null_space(self, q: npt.ArrayLike) -> np.ndarray:
         return np.asarray(self._null_space(q), dtype=object).reshape(self.n, self.n_velocities)
 
-    def control_matrix(self, q_mid=None, contravariant=True):
+    def control_matrix(self, q_mid: npt.ArrayLike | None = None, contravariant: bool = True) -> np.ndarray:
         """B (dof × n): the input rows on the actuated velocities, zero rows elsewhere."""
         B = np.zeros((self.n_velocities, self.n))
         for a, row in self._inputs.items():
             B[self._velocities.index(a)] = row
         return B
 
-    def reparametrise(self, w, q_base, rotation="exp"):
+    def reparametrise(self, w: npt.ArrayLike, q_base: npt.ArrayLike, rotation: str = "exp") -> np.ndarray:
         w = as_array(w)
         if len(w) != self.n_velocities:
             raise ConfigurationError(f"{self}: expected {self.n_velocities} increments, got {len(w)}")
         return as_array(self._reparametrise(w, as_array(q_base)))
 
-    def actuate(self, *args, **kwds):
+    def actuate(self, *args: Any, **kwds: Any) -> NoReturn:
         raise ConfigurationError(f"{self}: inputs are declared with inputs= at construction")
 
-    def redundant_constraints(self, q=None, tol=1e-9):
+    def redundant_constraints(self, q: npt.ArrayLike | None = None, tol: float = 1e-9) -> list[str]:
         """Labels of constraints whose gradients depend on earlier ones at q."""
         q = self.q0 if q is None else q
         labels = self.constraint_labels()
         return [labels[i] for i in dependent_rows(self.constraint_jacobian(q), tol)]
 
     # -- checks ---------------------------------------------------------------
-    def validate(self, tol=1e-8):
+    def validate(self, tol: float = 1e-8) -> dict[str, Any]:
         """Check the formulas at q0 and at a perturbed pair of configurations.
 
         Φ(q0) = 0; G equals the finite-difference Jacobian of Φ; G P = 0 and

@@ -4,16 +4,23 @@ The docstring examples across the library use these so that each shows its own
 subject, not the assembly of a system (which :mod:`pyomo_mbdyn.mechanics` shows).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
 import numpy as np
 
 from .bodies import RigidBody
 from .joint_kinds import Prismatic, Revolute, Spherical
 from .system import MultibodySystem
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
 __all__ = ["pendulum", "double_pendulum", "bar", "four_bar", "slider_crank", "spatial_four_bar"]
 
 
-def pendulum(actuated=True, gravity=(0, -9.81, 0)):
+def pendulum(actuated: bool = True, gravity: Sequence[float] = (0, -9.81, 0)) -> MultibodySystem:
     """One link (mass 1, Euler values (0.1, 0.1, 0.02), centre at (0.5, 0, 0)) hinged to the
     ground at the origin about e₃: the system ``"pendulum"`` with the revolute joint ``"hinge"``,
     actuated unless ``actuated=False``.
@@ -33,7 +40,7 @@ def pendulum(actuated=True, gravity=(0, -9.81, 0)):
     return system
 
 
-def double_pendulum(actuated=("shoulder", "elbow"), gravity=(0.0, 0.0, 0.0)):
+def double_pendulum(actuated: Sequence[str] = ("shoulder", "elbow"), gravity: Sequence[float] = (0.0, 0.0, 0.0)) -> MultibodySystem:
     """Two links (mass 1, Euler values (0.1, 0.1, 0.02), centres at (0.5, 0, 0) and (1.5, 0, 0)):
     ``"upper"`` hinged to the ground at the origin (revolute ``"shoulder"`` about e₃), ``"fore"``
     on it at (1, 0, 0) (revolute ``"elbow"``): the system ``"arm"``, with motors on the joints
@@ -56,7 +63,7 @@ def double_pendulum(actuated=("shoulder", "elbow"), gravity=(0.0, 0.0, 0.0)):
     return system
 
 
-def bar(name, mass, start, end, width=0.05):
+def bar(name: str, mass: float, start: npt.ArrayLike, end: npt.ArrayLike, width: float = 0.05) -> RigidBody:
     """A slender bar of square cross-section ``width`` from ``start`` to ``end`` (in the x-y plane):
     centre of mass halfway, d₁ along the bar, d₃ = e₃, Euler values
     ``E₁ = m L²/12``, ``E₂ = E₃ = m w²/12``.
@@ -76,8 +83,8 @@ def bar(name, mass, start, end, width=0.05):
                      position=tuple((a + b) / 2), directors=np.array([d1, d2, d3]))
 
 
-def four_bar(points=((0, 0, 0), (0, 0.4, 0), (1.6, 1.2, 0), (1.5, 0, 0)), masses=(1.0, 4.0, 3.0),
-             gravity=(0, -9.81, 0), actuated=True):
+def four_bar(points: Sequence[Sequence[float]] = ((0, 0, 0), (0, 0.4, 0), (1.6, 1.2, 0), (1.5, 0, 0)), masses: Sequence[float] = (1.0, 4.0, 3.0),
+             gravity: Sequence[float] = (0, -9.81, 0), actuated: bool = True) -> MultibodySystem:
     """A planar four-bar linkage in 3-D: crank A→B, coupler B→C and rocker D→C as bars
     (:func:`bar`), revolutes about e₃ at the ground pivots A and D and at B and C.  The spanning
     tree is ground–crank–coupler–rocker (joints ``A``, ``B``, ``C``); ``D`` closes the loop, and
@@ -105,8 +112,8 @@ def four_bar(points=((0, 0, 0), (0, 0.4, 0), (1.6, 1.2, 0), (1.5, 0, 0)), masses
     return system
 
 
-def slider_crank(crank=0.3, rod=1.0, angle=np.pi / 2, masses=(1.0, 2.0, 3.0), gravity=(0, -9.81, 0),
-                 actuated=True):
+def slider_crank(crank: float = 0.3, rod: float = 1.0, angle: float = np.pi / 2, masses: Sequence[float] = (1.0, 2.0, 3.0), gravity: Sequence[float] = (0, -9.81, 0),
+                 actuated: bool = True) -> MultibodySystem:
     """A slider-crank: the crank (length ``crank``, at ``angle`` from x) turns about e₃ at the
     origin (revolute ``A``), the connecting rod (length ``rod``) hangs on it at ``B``, and the
     piston slides along x (prismatic ``P`` to the ground); the revolute ``C`` between rod and
@@ -136,7 +143,7 @@ def slider_crank(crank=0.3, rod=1.0, angle=np.pi / 2, masses=(1.0, 2.0, 3.0), gr
     return system
 
 
-def spatial_four_bar(gravity=(0, -9.81, 0), actuated=True):
+def spatial_four_bar(gravity: Sequence[float] = (0, -9.81, 0), actuated: bool = True) -> MultibodySystem:
     """An RSSR spatial linkage: the crank turns about e₃ at the origin (revolute ``A``), the
     coupler hangs on it by the spherical joint ``B`` and on the rocker by the spherical joint ``C``,
     and the rocker turns about e₁ at (1, 0, 0.4) (revolute ``D``, closing the loop).  No row of the

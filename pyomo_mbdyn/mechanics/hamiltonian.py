@@ -5,11 +5,18 @@ and V(q); derivatives are CasADi's, computed once and replayed in any backend
 (:mod:`.replay`).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
 import numpy as np
 
 from ..errors import ConfigurationError
 from .protocol import System
 from .replay import backend_of, replay
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = ["HamiltonianSystem"]
 
@@ -48,7 +55,7 @@ class HamiltonianSystem(System):
     2.0
     """
 
-    def __init__(self, n, mass_matrix, potential, names=None, name="system"):
+    def __init__(self, n: int, mass_matrix: Callable[[np.ndarray], Any], potential: Callable[[np.ndarray], Any], names: Sequence[str] | None = None, name: str = "system") -> None:
         import casadi as ca
 
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 1:
@@ -63,13 +70,15 @@ class HamiltonianSystem(System):
         self._mass_matrix, self._potential = mass_matrix, potential
         q, p = ca.SX.sym("q", n), ca.SX.sym("p", n)
         qa = np.array([q[i] for i in range(n)], dtype=object)
-        M = np.asarray(mass_matrix(qa), dtype=object)
+        M: Any = np.asarray(mass_matrix(qa), dtype=object)
         if M.shape != (n, n):
             raise ConfigurationError(f"HamiltonianSystem {name!r}: mass_matrix(q) has shape {M.shape}, "
                                      f"expected ({n}, {n})")
         M = ca.SX(ca.vertcat(*[ca.horzcat(*[ca.SX(e) for e in row]) for row in M]))
         self.constant_mass = not ca.depends_on(M, q)
         self._check_mass(ca.Function("M", [q], [M]))
+        self.mass: np.ndarray | None
+        self.inverse_mass: np.ndarray | None
         if self.constant_mass:
             self.mass = np.array(ca.evalf(M), dtype=float).reshape(n, n)
             self.inverse_mass = np.linalg.inv(self.mass)
@@ -131,32 +140,32 @@ class HamiltonianSystem(System):
             out[np.unravel_index(j, shape, order="F")] = value
         return out
 
-    def hamiltonian(self, x):
+    def hamiltonian(self, x: npt.ArrayLike) -> Any:
         """H(x), x = (q, p)."""
         return self._call("H", x, ())
 
-    def gradient(self, x):
+    def gradient(self, x: npt.ArrayLike) -> np.ndarray:
         """∇H(x) (length 2n)."""
         return self._call("dH", x, (2 * self.n,))
 
-    def hessian(self, x):
+    def hessian(self, x: npt.ArrayLike) -> np.ndarray:
         """∇ₓₓH(x) (2n × 2n)."""
         return self._call("d2H", x, (2 * self.n, 2 * self.n))
 
-    def kinetic_energy(self, x):
+    def kinetic_energy(self, x: npt.ArrayLike) -> Any:
         """T = ½ pᵀ M(q)⁻¹ p."""
         return self._call("T", x, ())
 
-    def potential_energy(self, q):
+    def potential_energy(self, q: npt.ArrayLike) -> Any:
         return self._call("V", q, ())
 
-    def potential_gradient(self, q):
+    def potential_gradient(self, q: npt.ArrayLike) -> np.ndarray:
         return self._call("dV", q, (self.n,))
 
-    def potential_hessian(self, q):
+    def potential_hessian(self, q: npt.ArrayLike) -> np.ndarray:
         return self._call("d2V", q, (self.n, self.n))
 
-    def mass_matrix(self, q):
+    def mass_matrix(self, q: npt.ArrayLike) -> np.ndarray:
         """M(q) from the user's callable (any backend)."""
         return np.asarray(self._mass_matrix(np.asarray(q, dtype=object)), dtype=object)
 

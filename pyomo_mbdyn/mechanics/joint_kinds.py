@@ -34,11 +34,19 @@ keeps ``n_1·n_2`` exactly since ``n_1·exp(α n̂_1) n_2 = n_1·n_2``.
 carried rigidly; the six constraints fix δ and the relative rotation.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..errors import ConfigurationError
 from .joints import ROTATION, ROTATION_VECTOR, TRANSLATION, Joint, _complete_frame, _unit, _Vec
 from .linalg import ROTATION_MAPS, as_array
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from .bodies import PointMass, RigidBody
 
 __all__ = ["Spherical", "Revolute", "Prismatic", "Cylindrical", "Planar", "Universal", "Fixed"]
 
@@ -234,7 +242,7 @@ class Universal(Joint):
     dof_names = ("angle1", "angle2")
     coordinate_kinds = (ROTATION, ROTATION)
 
-    def __init__(self, name, parent, child, *, child_axis=None, **kwds):
+    def __init__(self, name: str, parent: RigidBody | None, child: RigidBody | PointMass, *, child_axis: npt.ArrayLike | None = None, **kwds: Any) -> None:
         if child_axis is None:
             raise ConfigurationError(f"Universal({name!r}): needs child_axis=")
         self._child_axis_spatial = _unit(child_axis, "child_axis", f"Universal({name!r})")

@@ -37,6 +37,9 @@ The joint kinds — their constraints, rates and derivations — are in
 :mod:`pyomo_mbdyn.mechanics.joint_kinds`.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
 import itertools
 import warnings
 
@@ -46,6 +49,9 @@ from ..errors import AssemblyError, ConfigurationError, InputTypeError, Modellin
 from .bodies import Body, PointMass, RigidBody, _vector
 from .linalg import ROTATION_MAPS, as_array, axis_rotation, cross, dot, hat, is_unit_axis, matmul, scale, shared_array
 from .numeric import check_numeric
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = ["Joint", "GROUND"]
 
@@ -202,11 +208,11 @@ class Joint:
 
     #: the kind's name (messages, the system's summary); behaviour reads the facts below
     kind = "joint"
-    dof_names = ()
+    dof_names: tuple[str, ...] = ()
     #: what each coordinate of ``dof_names`` is: ROTATION (an angle about an axis fixed in the
     #: parent, rad), TRANSLATION (a slide, m) or ROTATION_VECTOR (a component of a rotation
     #: vector, rad)
-    coordinate_kinds = ()
+    coordinate_kinds: tuple[str, ...] = ()
     #: the coordinates' per-step increments add up, θ_k = θ_0 + Σ_{i<k} w_i (one fixed axis
     #: or direction per coordinate, commuting: revolute, prismatic, cylindrical)
     additive_increments = False
@@ -214,10 +220,10 @@ class Joint:
     holds_point_mass = False
     #: ROTATION or TRANSLATION for a one-axis joint (revolute, prismatic: a chain's joint, a URDF
     #: motor), else None
-    axis_motion = None
+    axis_motion: str | None = None
 
-    def __init__(self, name, parent, child, *, location=None, parent_point=None,
-                 child_point=None, axis=None):
+    def __init__(self, name: str, parent: RigidBody | None, child: RigidBody | PointMass, *, location: npt.ArrayLike | None = None, parent_point: str | npt.ArrayLike | None = None,
+                 child_point: str | npt.ArrayLike | None = None, axis: npt.ArrayLike | None = None) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError(f"joint name must be a non-empty string, got {name!r}")
         self.name = name
@@ -259,10 +265,10 @@ class Joint:
         #: a point mass swung about a hinge at a distance (a massless rod): the rotation moves it
         #: on the lever δ = x_c - s_p instead of turning its (absent) directors
         self.rod = False
-        self._rows = []  # list of ("vec", k, [(sign, _Vec)]) or ("dot", _Vec-list, _Vec-list, eta)
-        self._rotation_axes = []  # (side, body components)
-        self._translation_axes = []  # parent components
-        self._setup()
+        self._rows: list[tuple] = []  # list of ("vec", k, [(sign, _Vec)]) or ("dot", _Vec-list, _Vec-list, eta)
+        self._rotation_axes: list[tuple[str, Any]] = []  # (side, body components)
+        self._translation_axes: list[tuple[Any, ...]] = []  # parent components
+        self._setup()  # type: ignore[attr-defined]  # each joint kind (subclass) defines _setup
         self._check_assembly()
         self._check_distance()
 
@@ -273,15 +279,15 @@ class Joint:
 
     # -- geometry helpers -----------------------------------------------------
     @property
-    def dofs(self):
+    def dofs(self) -> tuple[str, ...]:
         return tuple(f"{self.name}.{d}" for d in self.dof_names)
 
     @property
-    def n_dofs(self):
+    def n_dofs(self) -> int:
         return len(self.dof_names)
 
     @property
-    def n_constraints(self):
+    def n_constraints(self) -> int:
         return len(self._rows)
 
     def _points(self):
@@ -370,7 +376,7 @@ class Joint:
     def _side_q(self, side, qp, qc):
         return qp if side == "p" else qc
 
-    def constraints(self, qp, qc):
+    def constraints(self, qp: npt.ArrayLike, qc: npt.ArrayLike) -> np.ndarray:
         """Φ_ext(q_parent, q_child), shape (m_ext,)."""
         out = []
         for row in self._rows:
@@ -384,7 +390,7 @@ class Joint:
                 out.append(dot(a, b) - eta)
         return as_array(out)
 
-    def jacobian(self, qp, qc):
+    def jacobian(self, qp: npt.ArrayLike, qc: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """(∂Φ_ext/∂q_parent, ∂Φ_ext/∂q_child), shapes (m_ext, n_p), (m_ext, n_c)."""
         n_p, n_c = self.parent.n_coordinates, self.child.n_coordinates
         Gp, Gc = [], []
@@ -415,7 +421,7 @@ class Joint:
             np.array(Gc).reshape(len(self._rows), n_c))
 
     # -- kinematics ---------------------------------------------------------
-    def rotation_axes(self, qp, qc):
+    def rotation_axes(self, qp: npt.ArrayLike, qc: npt.ArrayLike) -> list[np.ndarray]:
         """Spatial rotation axes a_k at (qp, qc)."""
         axes = []
         for side, comps in self._rotation_axes:
@@ -424,10 +430,10 @@ class Joint:
             elif side == "p":
                 axes.append(self.parent.material_vector(qp, comps))
             else:
-                axes.append(self.child.material_vector(qc, comps))
+                axes.append(cast(RigidBody, self.child).material_vector(qc, comps))  # a child-side axis: a rigid child
         return [shared_array(a) for a in axes]
 
-    def translation_axes(self, qp):
+    def translation_axes(self, qp: npt.ArrayLike) -> list[np.ndarray]:
         """Spatial translation axes b_k at qp.
 
         Each is either a parent material vector or the cross product of two;
@@ -452,7 +458,7 @@ class Joint:
         column ``(s_p - x_c) × a = a × δ`` moves the mass on its circle)."""
         return shared_array(as_array(self.parent.point(as_array(qp), self.parent_point) - as_array(qc)[0:3]))
 
-    def twist_map(self, qp, qc):
+    def twist_map(self, qp: npt.ArrayLike, qc: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """(A, E) with ``twist_c = A twist_p + E rates``; shapes (t_c, 6), (t_c, r)."""
         qp, qc = as_array(qp), as_array(qc)
         d = as_array(qc[0:3] - qp[0:3])
@@ -471,7 +477,7 @@ class Joint:
         E = as_array(np.array(cols, dtype=object).T.reshape(self.child.twist_size, len(cols)))
         return shared_array(as_array(A)), shared_array(E)
 
-    def wrench_map(self, qp, qc):
+    def wrench_map(self, qp: npt.ArrayLike, qc: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """(C_p, C_c): wrenches on parent and child per unit joint effort.
 
         Shapes (6, r) and (t_c, r); zero net force and moment; ``C_cᵀ E = I``
@@ -522,7 +528,7 @@ class Joint:
                 R = matmul(R, ROTATION_MAPS[rotation](scale(a, alpha)))
         return as_array(R)
 
-    def reparametrise(self, w, qp_old, qp_new, R_p, qc_old, rotation="exp"):
+    def reparametrise(self, w: npt.ArrayLike, qp_old: npt.ArrayLike, qp_new: npt.ArrayLike, R_p: npt.ArrayLike, qc_old: npt.ArrayLike, rotation: str = "exp") -> tuple[np.ndarray, np.ndarray]:
         """Child configuration after the joint increments ``w`` (length r).
 
         ``qp_old, qp_new``: parent before/after; ``R_p``: the parent's rotation
@@ -544,7 +550,7 @@ class Joint:
         s_c_new = shared_array(s_p_new + matmul(R_p, offset))
         if not self.child.has_orientation:
             return s_c_new, np.eye(3)
-        d_old = self.child.directors(qc_old)
+        d_old = cast(RigidBody, self.child).directors(qc_old)
         d_new = [shared_array(matmul(R_c, d_old[i])) for i in range(3)]
         X = self.child_point
         phi_new = as_array(s_c_new - (X[0] * d_new[0] + X[1] * d_new[1] + X[2] * d_new[2]))

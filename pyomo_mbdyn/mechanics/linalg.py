@@ -15,10 +15,16 @@ series loses digits to cancellation as ``|θ|`` grows (error below
 ``e^{|θ|}`` ulp): measured below 2e-14 for ``|θ| ≤ 2π``, 3e-13 at ``|θ| = 3π``.
 """
 
+from __future__ import annotations
+
 import contextlib
 import math
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = [
     "as_array",
@@ -54,11 +60,11 @@ def _is_numeric(x):
 # scheme block is built it registers a *sharer* that turns such subexpressions
 # into named ``Expression`` components, which the .nl writer emits once.
 # CasADi graphs share nodes already; numbers need nothing.
-_SHARERS = []
+_SHARERS: list[Callable[[Any], Any]] = []
 
 
 @contextlib.contextmanager
-def sharing(sharer):
+def sharing(sharer: Callable[[Any], Any]) -> Iterator[None]:
     """Within the block, :func:`shared` passes Pyomo expressions to ``sharer``."""
     _SHARERS.append(sharer)
     try:
@@ -67,7 +73,7 @@ def sharing(sharer):
         _SHARERS.pop()
 
 
-def name_next(expressions, expr):
+def name_next(expressions: Any, expr: Any) -> Any:
     """Store ``expr`` as the next entry of the indexed ``Expression`` component
     ``expressions`` (indexed by ``Any`` or the non-negative integers) and return that
     named entry: the usual sharer for :func:`sharing`.
@@ -95,7 +101,7 @@ def _worth_naming(x):
     return True
 
 
-def shared(x):
+def shared(x: Any) -> Any:
     """Mark ``x`` as a subexpression worth computing once (see :func:`sharing`)."""
     if _SHARERS and hasattr(x, "map_parts"):  # a Taylor jet: share its parts
         return x.map_parts(shared)
@@ -105,7 +111,7 @@ def shared(x):
     return x
 
 
-def shared_array(A):
+def shared_array(A: npt.ArrayLike) -> np.ndarray:
     """:func:`shared` applied to every entry of an array."""
     if not _SHARERS:
         return as_array(A)
@@ -116,7 +122,7 @@ def shared_array(A):
     return as_array(out)
 
 
-def as_array(x):
+def as_array(x: npt.ArrayLike) -> np.ndarray:
     """``x`` as a numpy array: float when every entry is a number, else object."""
     if isinstance(x, np.ndarray) and x.dtype.kind in "biuf":  # numbers already: no object round trip
         return x.astype(float)
@@ -126,7 +132,7 @@ def as_array(x):
     return a
 
 
-def scale(A, c):
+def scale(A: npt.ArrayLike, c: Any) -> np.ndarray:
     """Element-wise ``A * c`` for an array ``A`` and a scalar ``c`` of any backend.
 
     (``ndarray * casadi.SX`` would turn into a CasADi matrix, and Pyomo may try
@@ -143,7 +149,7 @@ def _is_zero(x):
     return _is_numeric(x) and x == 0
 
 
-def matmul(A, B):
+def matmul(A: npt.ArrayLike, B: npt.ArrayLike) -> np.ndarray:
     """``A @ B`` skipping numeric zeros, so symbolic results stay compact.
 
     (Pyomo keeps ``0.0*x`` terms; a product of sparse mechanics matrices would
@@ -181,7 +187,7 @@ def matmul(A, B):
     return out.ravel() if vector else out
 
 
-def hat(a):
+def hat(a: npt.ArrayLike) -> np.ndarray:
     """Skew matrix with ``hat(a) @ b == a × b`` (shape (3, 3)).
 
     Examples
@@ -198,7 +204,7 @@ def hat(a):
     return as_array([[z, -a[2], a[1]], [a[2], z, -a[0]], [-a[1], a[0], z]])
 
 
-def cross(a, b):
+def cross(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
     """The cross product a × b of two 3-vectors (any backend)."""
     a, b = as_array(a), as_array(b)
     return as_array(
@@ -206,13 +212,13 @@ def cross(a, b):
     )
 
 
-def dot(a, b):
+def dot(a: npt.ArrayLike, b: npt.ArrayLike) -> Any:
     """The scalar product Σ a_i b_i (any backend)."""
     a, b = as_array(a), as_array(b)
     return sum(a[i] * b[i] for i in range(len(a)))
 
 
-def outer(a, b):
+def outer(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
     """The outer product ``[[a_i b_j]]`` (any backend)."""
     a, b = as_array(a), as_array(b)
     return as_array([[a[i] * b[j] for j in range(len(b))] for i in range(len(a))])
@@ -229,7 +235,7 @@ _SINC = [(-1.0) ** k / math.factorial(2 * k + 1) for k in range(SERIES_TERMS)]
 _COSC = [(-1.0) ** k / math.factorial(2 * k + 2) for k in range(SERIES_TERMS)]
 
 
-def sin_cos(a):
+def sin_cos(a: Any) -> tuple[Any, Any]:
     """``(sin a, cos a)`` as the series of :func:`rotation_exp` (``+ - *`` only).
 
     Works on every backend and on Taylor jets; accurate to 2e-14 for
@@ -254,7 +260,7 @@ def sin_cos(a):
     return a * shared(_horner(_SINC, s)), 1.0 - s * shared(_horner(_COSC, s))
 
 
-def rotation_exp(theta):
+def rotation_exp(theta: npt.ArrayLike) -> np.ndarray:
     """Rodrigues' formula ``exp(θ̂) = I + sin(a)/a θ̂ + (1 - cos a)/a² θ̂²``.
 
     ``a = |θ|``; both coefficients are evaluated as series in ``θ·θ`` (smooth
@@ -280,7 +286,7 @@ def rotation_exp(theta):
     return shared_array(np.eye(3) + scale(T, c1) + scale(matmul(T, T), c2))
 
 
-def trig(a):
+def trig(a: Any) -> tuple[Any, Any]:
     """``(sin a, cos a)`` exactly, for every ``a``: floats, Pyomo and CasADi
     expressions (:func:`elementwise`) and Taylor jets (chain rule to second
     order).  Unlike :func:`sin_cos` it is not limited to ``|a| ≤ 3π``.
@@ -304,7 +310,7 @@ def trig(a):
     return shared(elementwise("sin", a)), shared(elementwise("cos", a))
 
 
-def axis_rotation(alpha, axis):
+def axis_rotation(alpha: Any, axis: npt.ArrayLike) -> np.ndarray:
     """``exp(α â) = I + sin α â + (1 - cos α) â²`` about a fixed numeric unit axis.
 
     Exact for every angle (joint angles of the absolute reparametrisation grow
@@ -316,13 +322,13 @@ def axis_rotation(alpha, axis):
     return shared_array(np.eye(3) + scale(A, s) + scale(A @ A, 1.0 - c))
 
 
-def is_unit_axis(a, tol=1e-14):
+def is_unit_axis(a: npt.ArrayLike, tol: float = 1e-14) -> bool:
     """True if ``a`` is a numeric vector of length one (a fixed rotation axis)."""
     a = np.asarray(a, dtype=object).reshape(-1)
     return all(_is_numeric(x) for x in a) and abs(math.fsum(float(x) ** 2 for x in a) - 1.0) < tol
 
 
-def rotation_cayley(theta):
+def rotation_cayley(theta: npt.ArrayLike) -> np.ndarray:
     """Cayley map ``(I - θ̂/2)⁻¹(I + θ̂/2) = I + 4/(4 + θ·θ) (θ̂ + θ̂²/2)``.
 
     Rational and smooth; agrees with ``exp`` to second order in θ.
@@ -345,7 +351,7 @@ def rotation_cayley(theta):
 ROTATION_MAPS = {"exp": rotation_exp, "cayley": rotation_cayley}
 
 
-def contravariant(directors):
+def contravariant(directors: npt.ArrayLike) -> np.ndarray:
     """Contravariant (dual) directors ``d^i`` of three vectors ``d_i``.
 
     ``d^i · d_j = δ_ij``, i.e. the columns of ``R^{-T}`` for ``R = [d_1 d_2 d_3]``
@@ -363,7 +369,7 @@ def contravariant(directors):
     return shared_array([scale(ci, inv) for ci in c])
 
 
-def elementwise(name, x):
+def elementwise(name: str, x: Any) -> Any:
     """Apply ``sin``/``cos``/``sqrt`` to a number, Pyomo or CasADi expression."""
     if _is_numeric(x):
         return getattr(math, name)(x)
@@ -377,11 +383,12 @@ def elementwise(name, x):
     return getattr(pyo, name)(x)
 
 
-def dependent_rows(G, tol=1e-9):
+def dependent_rows(G: npt.ArrayLike, tol: float = 1e-9) -> list[int]:
     """Indices of the rows of the float matrix ``G`` that depend on earlier rows
     (rank test relative to ``max |G|``): the redundant constraints of a Jacobian."""
     G = np.asarray(G, dtype=float)
-    kept, dependent = [], []
+    kept: list[int] = []
+    dependent: list[int] = []
     for i in range(G.shape[0]):
         if np.linalg.matrix_rank(G[kept + [i]], tol=tol * max(1.0, np.abs(G).max())) > len(kept):
             kept.append(i)

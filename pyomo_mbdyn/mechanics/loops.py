@@ -34,10 +34,18 @@ singular (a toggle position of the dependent joints, the change points of a
 parallelogram) the reduction does not exist: :class:`LoopReductionError`.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
 import numpy as np
 
 from ..errors import AssemblyError, ConfigurationError, LoopReductionError
 from .linalg import as_array, dependent_rows, matmul, shared, shared_array
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from .protocol import ConstrainedSystem
 
 __all__ = ["LoopReduction", "move_independent", "partition_condition", "loop_reduction", "loop_basis", "solve_unpivoted",
            "close_loops", "CONDITION_LIMIT"]
@@ -73,7 +81,7 @@ class LoopReduction:
     LoopReduction(independent=['A.angle'], dependent=['B.angle', 'C.angle'], dropped=['D[2]', 'D[3]', 'D[4]'], cond(J_d)=1.37)
     """
 
-    def __init__(self, active, loop_rows, dropped, independent, dependent, i_index, d_index, order, condition):
+    def __init__(self, active: list[int], loop_rows: list[int], dropped: list[str], independent: list[str], dependent: list[str], i_index: list[int], d_index: list[int], order: list[int], condition: float) -> None:
         self.active, self.loop_rows, self.dropped = active, loop_rows, dropped
         self.independent, self.dependent = independent, dependent
         self.i_index, self.d_index, self.order, self.condition = i_index, d_index, order, condition
@@ -95,7 +103,7 @@ def _loop_row_indices(system):
     return [i for i, label in enumerate(labels) if label.rsplit("[", 1)[0] in loops]
 
 
-def loop_reduction(system, independent=None):
+def loop_reduction(system: ConstrainedSystem, independent: Sequence[str] | None = None) -> LoopReduction:
     """The :class:`LoopReduction` of ``system`` at ``system.q0``.
 
     ``independent`` names tree coordinates to be independent (default: the
@@ -207,7 +215,7 @@ def _check_second_configuration(system, reduction, J_all, n_dep):
             "configuration")
 
 
-def solve_unpivoted(A, B, order=None):
+def solve_unpivoted(A: npt.ArrayLike, B: npt.ArrayLike, order: Sequence[int] | None = None) -> np.ndarray:
     """``X = A⁻¹ B`` by Gaussian elimination without pivoting, for any backend.
 
     ``A`` (k × k) and ``B`` (k × p) may hold floats, Pyomo or CasADi entries;
@@ -242,7 +250,7 @@ def solve_unpivoted(A, B, order=None):
     return as_array(np.array(X, dtype=object).reshape(k, p))
 
 
-def loop_basis(system, q, P_tree, reduction):
+def loop_basis(system: ConstrainedSystem, q: npt.ArrayLike, P_tree: npt.ArrayLike, reduction: LoopReduction) -> np.ndarray:
     """``N(q) = E_i - E_d J_d⁻¹ J_i`` (n_t × dof), any backend; ``P = P_t N``.
 
     Examples
@@ -272,7 +280,7 @@ def loop_basis(system, q, P_tree, reduction):
     return as_array(N)
 
 
-def close_loops(system, w, q_base, reduction=None, tol=1e-13, max_iter=30):
+def close_loops(system: ConstrainedSystem, w: npt.ArrayLike, q_base: npt.ArrayLike, reduction: LoopReduction | None = None, tol: float = 1e-13, max_iter: int = 30) -> np.ndarray:
     """q = F_t(w, q_base) with the dependent increments solved so that the loops close (floats).
 
     ``w`` are tree increments (ordered as ``system.velocities``): its independent
@@ -327,7 +335,7 @@ def close_loops(system, w, q_base, reduction=None, tol=1e-13, max_iter=30):
         f"take smaller steps")
 
 
-def move_independent(system, delta, q_start, max_step=0.1):
+def move_independent(system: ConstrainedSystem, delta: npt.ArrayLike, q_start: npt.ArrayLike, max_step: float = 0.1) -> np.ndarray:
     """The configuration reached from ``q_start`` by moving the independent coordinates by
     ``delta`` (ordered as ``system.independent``) with the loops closed (floats).
 
@@ -368,7 +376,7 @@ def move_independent(system, delta, q_start, max_step=0.1):
     return q
 
 
-def partition_condition(system, q):
+def partition_condition(system: ConstrainedSystem, q: npt.ArrayLike) -> float:
     """cond(J_d) at configuration q (floats): how well the dependent coordinates are determined
     by the independent ones there.  It grows without bound towards a singular position of the
     partition (a toggle of the dependent joints); the reduced schemes (rem, dmocc) lose accuracy

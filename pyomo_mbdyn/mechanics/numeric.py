@@ -22,7 +22,10 @@ Traceback (most recent call last):
 pyomo_mbdyn.errors.ConfigurationError: simulate: h must be a positive finite number, got 'fast' (a text is not a number)
 """
 
+from __future__ import annotations
+
 import numbers
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +36,7 @@ __all__ = ["non_number_kind", "check_numeric", "real", "step_count"]
 _WHY = {"bool": "True/False are not numbers", "text": "a text is not a number"}
 
 
-def non_number_kind(value):
+def non_number_kind(value: object) -> str | None:
     """``'bool'`` or ``'text'`` when ``value`` is, or (a list, tuple or array) holds, a bool
     (Python or numpy) or a string; else None.  Nested sequences are searched; dicts are not
     (their values are checked where they are read)."""
@@ -65,7 +68,7 @@ def _shown(value):
     return repr(value)
 
 
-def check_numeric(value, what, expected="a number"):
+def check_numeric(value: object, what: str, expected: str = "a number") -> None:
     """Raise :class:`~pyomo_mbdyn.errors.ConfigurationError` ``"{what} must be {expected},
     got …"`` when ``value`` is or holds a bool or a text (:func:`non_number_kind`)."""
     kind = non_number_kind(value)
@@ -73,7 +76,7 @@ def check_numeric(value, what, expected="a number"):
         raise ConfigurationError(f"{what} must be {expected}, got {_shown(value)} ({_WHY[kind]})")
 
 
-def real(value, what, *, positive=False, finite=True):
+def real(value: object, what: str, *, positive: bool = False, finite: bool = True) -> float:
     """``value`` as a float: a real number (not a bool, a text, a complex or an array);
     with ``finite`` not NaN or ±inf, with ``positive`` > 0.  Otherwise a
     :class:`~pyomo_mbdyn.errors.ConfigurationError` naming ``what`` and the value."""
@@ -87,7 +90,7 @@ def real(value, what, *, positive=False, finite=True):
     return number
 
 
-def step_count(steps, what=None):
+def step_count(steps: Any, what: str | None = None) -> int:
     """``steps`` as an ``int`` ≥ 1 (the number of time steps N): the one rule of the library for
     a number of steps (scheme blocks, guesses, ``simulate``, models, the command line).
 
@@ -100,8 +103,8 @@ def step_count(steps, what=None):
     (40, 8)
     """
     if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, numbers.Real) \
-            or not np.isfinite(steps) or not float(steps).is_integer() or steps < 1:
+            or not np.isfinite(steps) or not float(steps).is_integer() or steps < 1:  # type: ignore[call-overload]  # numbers.Real is float-like at run time; typeshed's Real has no __float__
         prefix = f"{what}: " if what else ""
         raise ConfigurationError(f"{prefix}steps must be a whole number ≥ 1 (the number of time steps N), "
                                  f"got {steps!r}")
-    return int(steps)
+    return int(steps)  # type: ignore[call-overload]  # a whole numbers.Real (checked above)

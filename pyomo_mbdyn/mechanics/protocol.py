@@ -31,9 +31,15 @@ Examples
 (True, False)
 """
 
+from __future__ import annotations
+
 import abc
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 __all__ = ["System", "ConstrainedSystem"]
 
@@ -56,15 +62,15 @@ class System(abc.ABC):
     has_loops = False
 
     @abc.abstractmethod
-    def mass_matrix(self, *args):
+    def mass_matrix(self, *args: Any) -> np.ndarray:
         """The mass matrix M (constant in natural coordinates, M(q) in generalised ones)."""
 
     @abc.abstractmethod
-    def kinetic_energy(self, *args):
+    def kinetic_energy(self, *args: Any) -> Any:
         """T of a state."""
 
     @abc.abstractmethod
-    def potential_energy(self, q):
+    def potential_energy(self, q: npt.ArrayLike) -> Any:
         """V(q)."""
 
 
@@ -86,6 +92,11 @@ class ConstrainedSystem(System):
     (12, 11, ['hinge.angle'], ['hinge.angle'], 11)
     """
 
+    # the attributes a system sets itself (declarations for type checkers, no values)
+    bodies: dict[str, Any]
+    joints: dict[str, Any]
+    layout: dict[str, Any]
+
     #: P(q_mid)ᵀ B(q♯)ᵀ = I: the input rows are dual to the null space (the reduced schemes may
     #: take u as the reduced force; False for a CoordinateSystem, whose B is any input matrix)
     inputs_dual_to_null_space = True
@@ -95,146 +106,146 @@ class ConstrainedSystem(System):
     # -- sizes and names ----------------------------------------------------------
     @property
     @abc.abstractmethod
-    def n(self):
+    def n(self) -> int:
         """Number of coordinates."""
 
     @property
     @abc.abstractmethod
-    def m(self):
+    def m(self) -> int:
         """Number of constraint rows (all of them; :attr:`m_active` without redundant loop rows)."""
 
     @property
     @abc.abstractmethod
-    def velocities(self):
+    def velocities(self) -> list[str]:
         """Names of the generalised velocities (the columns of P, the increments w)."""
 
     @property
     @abc.abstractmethod
-    def coordinates(self):
+    def coordinates(self) -> list[str]:
         """Names of the coordinates, ``owner.coordinate``."""
 
     @property
     @abc.abstractmethod
-    def actuated(self):
+    def actuated(self) -> list[str]:
         """The generalised velocities that carry a control."""
 
     @property
     @abc.abstractmethod
-    def q0(self):
+    def q0(self) -> np.ndarray:
         """The reference configuration (Φ(q0) = 0)."""
 
     @property
     @abc.abstractmethod
-    def friction(self):
+    def friction(self) -> np.ndarray:
         """Rayleigh friction coefficient per generalised velocity."""
 
     @property
-    def n_velocities(self):
+    def n_velocities(self) -> int:
         """Number of generalised velocities (= dof for a tree)."""
         return len(self.velocities)
 
     @property
-    def dof(self):
+    def dof(self) -> int:
         """Degrees of freedom."""
         return self.n_velocities
 
     @property
-    def actuated_indices(self):
+    def actuated_indices(self) -> list[int]:
         """Positions of the actuated velocities among :attr:`velocities`."""
         velocities = list(self.velocities)
         return [velocities.index(a) for a in self.actuated]
 
     @abc.abstractmethod
-    def body_coordinates(self, q, body):
+    def body_coordinates(self, q: npt.ArrayLike, body: str) -> np.ndarray:
         """The coordinates of one owner (a body or coordinate group) in q."""
 
     # -- mechanics ---------------------------------------------------------------------
     @abc.abstractmethod
-    def potential_gradient(self):
+    def potential_gradient(self) -> np.ndarray:
         """∇V (constant: gravity or a constant force)."""
 
     @abc.abstractmethod
-    def angular_momentum(self, q, v):
+    def angular_momentum(self, q: npt.ArrayLike, v: npt.ArrayLike) -> np.ndarray:
         """L about the origin (NaN where the system has no rigid-body motions)."""
 
     @abc.abstractmethod
-    def linear_momentum(self, v):
+    def linear_momentum(self, v: npt.ArrayLike) -> np.ndarray:
         """p (NaN where the system has no rigid-body motions)."""
 
     @abc.abstractmethod
-    def constraints(self, q):
+    def constraints(self, q: npt.ArrayLike) -> np.ndarray:
         """Φ(q), m rows."""
 
     @abc.abstractmethod
-    def constraint_labels(self):
+    def constraint_labels(self) -> list[str]:
         """One label per row of Φ, ``owner[row]``."""
 
     @abc.abstractmethod
-    def constraint_jacobian(self, q):
+    def constraint_jacobian(self, q: npt.ArrayLike) -> np.ndarray:
         """G(q) = ∂Φ/∂q (m × n)."""
 
     @abc.abstractmethod
-    def null_space(self, q):
+    def null_space(self, q: npt.ArrayLike) -> np.ndarray:
         """P(q) (n × dof) with G(q) P(q) = 0."""
 
     @abc.abstractmethod
-    def control_matrix(self, q_mid, contravariant=True):
+    def control_matrix(self, q_mid: npt.ArrayLike, contravariant: bool = True) -> np.ndarray:
         """B (dof × n): the control u (the applied force) enters the momentum balance as -Bᵀu."""
 
     @abc.abstractmethod
-    def reparametrise(self, w, q_base, rotation="exp"):
+    def reparametrise(self, w: npt.ArrayLike, q_base: npt.ArrayLike, rotation: str = "exp") -> np.ndarray:
         """q = F(w, q_base), the nodal reparametrisation of the reduced schemes (F(0, q) = q)."""
 
     @abc.abstractmethod
-    def redundant_constraints(self, q=None, tol=1e-9):
+    def redundant_constraints(self, q: npt.ArrayLike | None = None, tol: float = 1e-9) -> list[str]:
         """Labels of the rows whose gradients depend on earlier ones at q."""
 
     @abc.abstractmethod
-    def validate(self, tol=1e-8):
+    def validate(self, tol: float = 1e-8) -> dict[str, Any]:
         """Check the formulas (Φ(q0) = 0, G P = 0, …); raise naming the failed check."""
 
     # -- the loop interface (no loops: every row is active) -------------------------------
     #: labels of the redundant loop rows left out (none without loops)
-    dropped_constraints = ()
+    dropped_constraints: Sequence[str] = ()
     #: the partition of a loop system's coordinates (None without loops)
-    loop_reduction = None
+    loop_reduction: Any = None
 
     @property
-    def independent(self):
+    def independent(self) -> list[str]:
         """The generalised velocities that parametrise the motion (all of them without loops)."""
         return list(self.velocities)
 
     @property
-    def dependent(self):
+    def dependent(self) -> list[str]:
         """The generalised velocities fixed by loop closure (none without loops)."""
         return []
 
     @property
-    def active_rows(self):
+    def active_rows(self) -> list[int]:
         """Indices of the constraint rows the schemes state."""
         return list(range(self.m))
 
     @property
-    def m_active(self):
+    def m_active(self) -> int:
         """Number of active constraint rows."""
         return self.m
 
-    def active_labels(self):
+    def active_labels(self) -> list[str]:
         """Labels of the active rows."""
         return self.constraint_labels()
 
-    def active_constraints(self, q):
+    def active_constraints(self, q: npt.ArrayLike) -> np.ndarray:
         """The active rows of Φ(q)."""
         return self.constraints(q)
 
-    def active_jacobian(self, q):
+    def active_jacobian(self, q: npt.ArrayLike) -> np.ndarray:
         """The active rows of G(q)."""
         return self.constraint_jacobian(q)
 
-    def loop_constraints(self, q):
+    def loop_constraints(self, q: npt.ArrayLike) -> np.ndarray:
         """The rows of the loop-closing joints (none without loops)."""
         return np.zeros(0)
 
-    def tree_null_space(self, q):
+    def tree_null_space(self, q: npt.ArrayLike) -> np.ndarray:
         """P of the spanning tree (the null space itself without loops)."""
         return self.null_space(q)

@@ -7,14 +7,21 @@ numbers; a work value used more than once is passed to
 scheme block is being built), so the Pyomo graph keeps CasADi's sharing.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+
 import numpy as np
 
 from .linalg import elementwise, shared
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
 __all__ = ["backend_of", "replay"]
 
 
-def backend_of(values):
+def backend_of(values: Iterable[Any]) -> str:
     """``"float"``, ``"pyomo"`` or ``"casadi"``: the backend of the entries of ``values``.
 
     Numbers count as any backend; mixing CasADi and Pyomo expressions raises ``TypeError``.
@@ -29,8 +36,8 @@ def backend_of(values):
     return kinds.pop() if kinds else "float"
 
 
-_UNARY = {}
-_BINARY = {}
+_UNARY: dict[int, Callable[[Any], Any]] = {}
+_BINARY: dict[int, Callable[[Any, Any], Any]] = {}
 
 
 def _tables():
@@ -47,7 +54,7 @@ def _tables():
                     ca.OP_POW: lambda a, b: a**b, ca.OP_CONSTPOW: lambda a, b: a**b})
 
 
-_PROGRAMS = {}
+_PROGRAMS: dict[int, tuple[Any, list[tuple], dict[int, int]]] = {}
 
 
 def _program(fun):
@@ -83,7 +90,7 @@ def _program(fun):
 SHARE_ABOVE = 8
 
 
-def replay(fun, args, share=True):
+def replay(fun: Any, args: Sequence[npt.ArrayLike], share: bool = True) -> list[np.ndarray]:
     """Evaluate the SX function ``fun`` on arrays of Pyomo expressions (or numbers).
 
     Walks CasADi's instruction list; a work value used more than once whose tree

@@ -34,6 +34,10 @@ form through :func:`pyomo_mbdyn.discretization.common.thesis_controls`.  Rayleig
 friction ``D = ½ νᵀ K ν``.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence, cast
+
 import numpy as np
 
 from ..errors import AssemblyError, ConfigurationError, InputTypeError
@@ -44,10 +48,15 @@ from .loops import loop_basis, loop_reduction
 from .numeric import check_numeric
 from .protocol import ConstrainedSystem
 
+if TYPE_CHECKING:
+    import os
+    import numpy.typing as npt
+    from .loops import LoopReduction
+
 __all__ = ["MultibodySystem"]
 
 
-def coordinate_names(body):
+def coordinate_names(body: Any) -> list[str]:
     """Names of a body's coordinates: ``x, y, z`` and, for a rigid body, ``d1x, …, d3z``
     (a coordinate group of a :class:`~pyomo_mbdyn.mechanics.CoordinateSystem` names its own)."""
     if hasattr(body, "coordinate_names"):
@@ -87,7 +96,13 @@ class MultibodySystem(ConstrainedSystem):
     (12, 11, 1)
     """
 
-    def __init__(self, name="system", gravity=(0.0, 0.0, 0.0)):
+    # set by :meth:`from_urdf` (declarations for type checkers, no values)
+    urdf_limits: dict[str, Any]
+    urdf_links: dict[str, str]
+    urdf_locked: dict[str, float]
+    floating_base: str | None
+
+    def __init__(self, name: str = "system", gravity: Sequence[float] = (0.0, 0.0, 0.0)) -> None:
         self.name = name
         check_numeric(gravity, f"{self}: gravity", "3 finite numbers")
         g = np.asarray(gravity, dtype=float).reshape(-1)
@@ -96,16 +111,16 @@ class MultibodySystem(ConstrainedSystem):
         self.gravity = g
         self.bodies = {}
         self.joints = {}
-        self._actuated = []  # names of generalised coordinates carrying controls
-        self._friction = {}  # name of generalised coordinate → k
-        self._independent = None  # requested independent coordinates of the loops
-        self._layout = None
+        self._actuated: list[str] = []  # names of generalised coordinates carrying controls
+        self._friction: dict[str, float] = {}  # name of generalised coordinate → k
+        self._independent: list[str] | None = None  # requested independent coordinates of the loops
+        self._layout: dict[str, Any] | None = None
 
     def __repr__(self):
         return f"MultibodySystem({self.name!r})"
 
     @classmethod
-    def from_urdf(cls, source, fixed="lump", **options):
+    def from_urdf(cls, source: str | os.PathLike[str], fixed: str = "lump", **options: Any) -> MultibodySystem:
         """A robot read from a URDF file or text (:mod:`pyomo_mbdyn.mechanics.urdf`).
 
         The root link is welded to the world (``floating_base=True``: a free rigid body, gravity
@@ -129,7 +144,7 @@ class MultibodySystem(ConstrainedSystem):
         return build_from_urdf(source, fixed, cls=cls, **options)
 
     # -- declaration ------------------------------------------------------------
-    def structure(self):
+    def structure(self) -> dict[str, Any]:
         """What a scheme block built on the system depends on, by name: bodies, joints (with
         kind, parent and child), actuated coordinates, friction coefficients and the chosen
         independent coordinates.  A block records it when it is built and refuses to go on
@@ -142,7 +157,7 @@ class MultibodySystem(ConstrainedSystem):
                 "friction": tuple(sorted(self._friction.items())),
                 "independent": tuple(self._independent or ())}
 
-    def add_bodies(self, *bodies):
+    def add_bodies(self, *bodies: Body) -> None:
         for body in bodies:
             if not isinstance(body, Body) or body is GROUND:
                 raise InputTypeError(f"{self}: expected a RigidBody or PointMass, got {body!r}")
@@ -152,7 +167,7 @@ class MultibodySystem(ConstrainedSystem):
             self.bodies[body.name] = body
         self._layout = None
 
-    def add_joints(self, *joints):
+    def add_joints(self, *joints: Joint) -> None:
         for joint in joints:
             if not isinstance(joint, Joint):
                 raise InputTypeError(f"{self}: expected a Joint, got {joint!r}")
@@ -169,7 +184,7 @@ class MultibodySystem(ConstrainedSystem):
             self.joints[joint.name] = joint
         self._layout = None
 
-    def actuate(self, target, dofs=None):
+    def actuate(self, target: Joint | Body | str, dofs: str | Sequence[str] | None = None) -> None:
         """Let controls act on a joint's coordinates or on a root body's twist.
 
         ``target`` is a joint or body (or its name); ``dofs`` selects some of
@@ -199,7 +214,7 @@ class MultibodySystem(ConstrainedSystem):
             if n not in self._actuated:
                 self._actuated.append(n)
 
-    def add_friction(self, target, k):
+    def add_friction(self, target: Joint | Body | str, k: float | Sequence[float]) -> None:
         """Rayleigh friction ``D = ½ k ν²`` on each coordinate of a joint or body."""
         names = self._coordinate_names_of(target)
         check_numeric(k, f"{self}: friction coefficients", "numbers ≥ 0")
@@ -261,7 +276,7 @@ class MultibodySystem(ConstrainedSystem):
 
     # -- layout -------------------------------------------------------------
     @property
-    def layout(self):
+    def layout(self) -> dict[str, Any]:  # type: ignore[override]  # the protocol's attribute, computed here
         if self._layout is None:
             self._layout = self._build_layout()
         return self._layout
@@ -317,12 +332,12 @@ class MultibodySystem(ConstrainedSystem):
 
     # -- closed loops ----------------------------------------------------------
     @property
-    def has_loops(self):
+    def has_loops(self) -> bool:  # type: ignore[override]  # the protocol's class constant, computed here
         """True if some joint closes a kinematic loop."""
         return bool(self.layout["loop_joints"])
 
     @property
-    def loop_reduction(self):
+    def loop_reduction(self) -> LoopReduction | None:
         """The :class:`~pyomo_mbdyn.mechanics.loops.LoopReduction` at q0 (None for a tree):
         active rows, dropped rows, independent and dependent coordinates."""
         if not self.has_loops:
@@ -332,7 +347,7 @@ class MultibodySystem(ConstrainedSystem):
             layout["loop_reduction"] = loop_reduction(self, self._independent)
         return layout["loop_reduction"]
 
-    def choose_independent(self, *names):
+    def choose_independent(self, *names: str) -> None:
         """Name the tree coordinates that parametrise the loops (``dof`` of them); the default
         is the actuated coordinates, completed by the best-conditioned choice at q0.
 
@@ -352,91 +367,91 @@ class MultibodySystem(ConstrainedSystem):
             raise
 
     @property
-    def independent(self):
+    def independent(self) -> list[str]:
         """Names of the independent coordinates (the columns of ``null_space``): ``velocities``
         for a tree, the partition's independent tree coordinates for loops."""
-        return list(self.velocities) if not self.has_loops else list(self.loop_reduction.independent)
+        return list(self.velocities) if not self.has_loops else list(cast("LoopReduction", self.loop_reduction).independent)
 
     @property
-    def dependent(self):
+    def dependent(self) -> list[str]:
         """Tree coordinates fixed by loop closure (empty for a tree)."""
-        return [] if not self.has_loops else list(self.loop_reduction.dependent)
+        return [] if not self.has_loops else list(cast("LoopReduction", self.loop_reduction).dependent)
 
     @property
-    def active_rows(self):
+    def active_rows(self) -> list[int]:
         """Indices of the constraint rows kept by the schemes: all of them for a tree; for loops,
         without the redundant loop rows (``dropped_constraints``)."""
-        return list(range(self.m)) if not self.has_loops else list(self.loop_reduction.active)
+        return list(range(self.m)) if not self.has_loops else list(cast("LoopReduction", self.loop_reduction).active)
 
     @property
-    def m_active(self):
+    def m_active(self) -> int:
         """Number of active constraint rows."""
         return len(self.active_rows)
 
     @property
-    def dropped_constraints(self):
+    def dropped_constraints(self) -> list[str]:  # type: ignore[override]  # the protocol's class constant, computed here
         """Labels of the loop rows left out as redundant (empty for a tree)."""
-        return [] if not self.has_loops else list(self.loop_reduction.dropped)
+        return [] if not self.has_loops else list(cast("LoopReduction", self.loop_reduction).dropped)
 
-    def active_constraints(self, q):
+    def active_constraints(self, q: npt.ArrayLike) -> np.ndarray:
         """Φ(q) on the active rows."""
         phi = self.constraints(q)
         return phi if not self.has_loops else as_array(np.asarray(phi, dtype=object)[self.active_rows])
 
-    def active_jacobian(self, q):
+    def active_jacobian(self, q: npt.ArrayLike) -> np.ndarray:
         """G(q) on the active rows (m_active × n)."""
         G = self.constraint_jacobian(q)
         return G if not self.has_loops else as_array(np.asarray(G, dtype=object)[self.active_rows])
 
-    def loop_constraints(self, q):
+    def loop_constraints(self, q: npt.ArrayLike) -> np.ndarray:
         """The kept rows of the loop-closing joints, Φ_L(q) (empty for a tree)."""
         if not self.has_loops:
             return np.zeros(0)
         phi = np.asarray(self.constraints(q), dtype=object)
-        return as_array(phi[self.loop_reduction.loop_rows])
+        return as_array(phi[cast("LoopReduction", self.loop_reduction).loop_rows])
 
-    def active_labels(self):
+    def active_labels(self) -> list[str]:
         """Labels of the active rows."""
         labels = self.constraint_labels()
         return [labels[i] for i in self.active_rows]
 
     @property
-    def inputs_dual_to_null_space(self):
+    def inputs_dual_to_null_space(self) -> bool:  # type: ignore[override]  # the protocol's class constant, computed here
         """``P(q_mid)ᵀ B(q♯)ᵀ = I``: true for a tree; with loops B is the tree's and the reduced
         inputs are ``Pᵀ Bᵀ u = Nᵀ u``."""
         return not self.has_loops
 
     @property
-    def n(self):
+    def n(self) -> int:
         """Number of redundant coordinates."""
         return self.layout["n"]
 
     @property
-    def m(self):
+    def m(self) -> int:
         """Number of constraints (internal and joint), redundant ones included."""
         return sum(b.n_internal for b in self.bodies.values()) + sum(
             j.n_constraints for j in self.joints.values())
 
     @property
-    def n_velocities(self):
+    def n_velocities(self) -> int:
         """Length of ν (tree coordinates), before loop closure."""
         return len(self.layout["velocities"])
 
     @property
-    def dof(self):
+    def dof(self) -> int:
         """Degrees of freedom n - rank(G) at the reference configuration (the tree coordinates
         less the independent loop rows)."""
         if not self.layout["loop_joints"]:
             return self.n_velocities
-        return self.n_velocities - len(self.loop_reduction.loop_rows)
+        return self.n_velocities - len(cast("LoopReduction", self.loop_reduction).loop_rows)
 
     @property
-    def velocities(self):
+    def velocities(self) -> list[str]:
         """Names of the independent velocities ν (``body.vx``, ``joint.angle``, …)."""
         return list(self.layout["velocities"])
 
     @property
-    def coordinates(self):
+    def coordinates(self) -> list[str]:
         names = []
         for body in self.bodies.values():
             comps = ["x", "y", "z"]
@@ -448,35 +463,35 @@ class MultibodySystem(ConstrainedSystem):
         return names
 
     @property
-    def actuated(self):
+    def actuated(self) -> list[str]:
         """Names of the generalised coordinates that carry controls, in ν order."""
         idx = self.layout["index"]
         return sorted(self._actuated, key=idx.__getitem__)
 
     @property
-    def actuated_indices(self):
+    def actuated_indices(self) -> list[int]:
         idx = self.layout["index"]
         return [idx[n] for n in self.actuated]
 
     @property
-    def friction(self):
+    def friction(self) -> np.ndarray:
         """The diagonal of K over ν."""
         return np.array([self._friction.get(n, 0.0) for n in self.layout["velocities"]])
 
     @property
-    def q0(self):
+    def q0(self) -> np.ndarray:
         """Reference configuration."""
         self.layout  # noqa: B018 - refuses a system without bodies
         return np.concatenate([b.q0 for b in self.bodies.values()])
 
-    def body_coordinates(self, q, body):
+    def body_coordinates(self, q: npt.ArrayLike, body: str) -> np.ndarray:
         name = getattr(body, "name", body)
         if name == "ground":
             return GROUND.q0
         return as_array(q)[self.layout["offsets"][name]]
 
     # -- dynamics -------------------------------------------------------------
-    def mass_matrix(self):
+    def mass_matrix(self) -> np.ndarray:
         """Constant, block-diagonal M (n × n)."""
         M = np.zeros((self.n, self.n))
         for name, body in self.bodies.items():
@@ -484,7 +499,7 @@ class MultibodySystem(ConstrainedSystem):
             M[s, s] = body.mass_matrix()
         return M
 
-    def potential_gradient(self):
+    def potential_gradient(self) -> np.ndarray:
         """Constant ∇V for ``V = -Σ m g·φ``."""
         grad = np.zeros(self.n)
         for name, body in self.bodies.items():
@@ -492,16 +507,16 @@ class MultibodySystem(ConstrainedSystem):
             grad[s.start: s.start + 3] = -body.mass * self.gravity
         return grad
 
-    def potential_energy(self, q):
+    def potential_energy(self, q: npt.ArrayLike) -> Any:
         """V(q) = ∇V · q (gravity is linear in φ)."""
         q, grad = as_array(q), self.potential_gradient()
         return sum(grad[i] * q[i] for i in np.flatnonzero(grad)) if grad.any() else 0.0
 
-    def kinetic_energy(self, v):
+    def kinetic_energy(self, v: npt.ArrayLike) -> Any:
         v = as_array(v)
         return sum(b.kinetic_energy(v[self.layout["offsets"][n]]) for n, b in self.bodies.items())
 
-    def angular_momentum(self, q, v):
+    def angular_momentum(self, q: npt.ArrayLike, v: npt.ArrayLike) -> np.ndarray:
         """Total angular momentum about the origin."""
         q, v = as_array(q), as_array(v)
         total = as_array(np.zeros(3))
@@ -510,7 +525,7 @@ class MultibodySystem(ConstrainedSystem):
             total = as_array(total + body.angular_momentum(q[s], v[s]))
         return total
 
-    def linear_momentum(self, v):
+    def linear_momentum(self, v: npt.ArrayLike) -> np.ndarray:
         v = as_array(v)
         total = as_array(np.zeros(3))
         for name, body in self.bodies.items():
@@ -518,7 +533,7 @@ class MultibodySystem(ConstrainedSystem):
         return total
 
     # -- constraints --------------------------------------------------------
-    def constraints(self, q):
+    def constraints(self, q: npt.ArrayLike) -> np.ndarray:
         """Φ(q): internal constraints of each body, then each joint's."""
         parts = [b.internal_constraints(self.body_coordinates(q, n)) for n, b in self.bodies.items()]
         parts += [j.constraints(self.body_coordinates(q, j.parent), self.body_coordinates(q, j.child))
@@ -526,7 +541,7 @@ class MultibodySystem(ConstrainedSystem):
         parts = [np.asarray(p, dtype=object).reshape(-1) for p in parts]
         return as_array(np.concatenate(parts)) if parts else np.zeros(0)
 
-    def constraint_labels(self):
+    def constraint_labels(self) -> list[str]:
         labels = []
         for name, body in self.bodies.items():
             labels += [f"{name}.internal[{i}]" for i in range(body.n_internal)]
@@ -534,7 +549,7 @@ class MultibodySystem(ConstrainedSystem):
             labels += [f"{name}[{i}]" for i in range(joint.n_constraints)]
         return labels
 
-    def constraint_jacobian(self, q):
+    def constraint_jacobian(self, q: npt.ArrayLike) -> np.ndarray:
         """G(q) = ∂Φ/∂q (m × n)."""
         G = np.zeros((self.m, self.n), dtype=object)
         row = 0
@@ -553,11 +568,11 @@ class MultibodySystem(ConstrainedSystem):
         return as_array(G)
 
     # -- null space and control matrix ----------------------------------------
-    def twist_matrices(self, q):
+    def twist_matrices(self, q: npt.ArrayLike) -> dict[str, np.ndarray]:
         """``{body: T_β}`` with twist_β = T_β ν (shapes (t_β, n_ν)), down the tree."""
         L = self.layout
         nv = self.n_velocities
-        T = {}
+        T: dict[str, np.ndarray] = {}
         for b in L["order"]:
             body = self.bodies[b]
             if b in L["roots"]:
@@ -577,7 +592,7 @@ class MultibodySystem(ConstrainedSystem):
             T[b] = shared_array(as_array(Tb))
         return T
 
-    def tree_null_space(self, q):
+    def tree_null_space(self, q: npt.ArrayLike) -> np.ndarray:
         """P_t(q) (n × n_ν): the null space of the tree's constraints, columns ordered as
         ``velocities`` (= ``null_space`` for a tree)."""
         T = self.twist_matrices(q)
@@ -586,20 +601,20 @@ class MultibodySystem(ConstrainedSystem):
             blocks.append(matmul(body.internal_null_space(self.body_coordinates(q, name)), T[name]))
         return _vstack(blocks, self.n_velocities)
 
-    def null_space(self, q):
+    def null_space(self, q: npt.ArrayLike) -> np.ndarray:
         """P(q) (n × dof) with G(q) P(q) = 0, columns ordered as ``independent`` (= ``velocities``
         for a tree); for loops ``P = P_t N`` by coordinate partitioning (:mod:`.loops`)."""
         P = shared_array(self.tree_null_space(q))
         if not self.layout["loop_joints"]:
             return P
-        return shared_array(matmul(P, loop_basis(self, q, P, self.loop_reduction)))
+        return shared_array(matmul(P, loop_basis(self, q, P, cast("LoopReduction", self.loop_reduction))))
 
-    def sharp(self, q_mid):
+    def sharp(self, q_mid: npt.ArrayLike) -> np.ndarray:
         """Contravariant evaluation q♯ of a midpoint configuration, body by body."""
         parts = [body.sharp(self.body_coordinates(q_mid, n)) for n, body in self.bodies.items()]
         return as_array(np.concatenate([np.asarray(p, dtype=object) for p in parts]))
 
-    def wrench_matrix(self, q):
+    def wrench_matrix(self, q: npt.ArrayLike) -> dict[str, np.ndarray]:
         """C̄ (Σ t_β × n_ν): unit wrenches on every body per generalised coordinate."""
         L = self.layout
         rows = {}
@@ -621,7 +636,7 @@ class MultibodySystem(ConstrainedSystem):
                 rows[joint.parent.name][:, cols] += Cp
         return {k: as_array(v) for k, v in rows.items()}
 
-    def control_matrix(self, q_mid, contravariant=True):
+    def control_matrix(self, q_mid: npt.ArrayLike, contravariant: bool = True) -> np.ndarray:
         """B (n_ν × n) with ``Bᵀ = diag_β(P_int(q♯_β) W_β) C̄(q_mid)``.
 
         With ``contravariant=True`` (thesis "kontra") ``B P(q_mid) = I`` for every
@@ -637,7 +652,7 @@ class MultibodySystem(ConstrainedSystem):
             blocks.append(matmul(matmul(Pint, body.twist_weights()), C[name]))
         return shared_array(as_array(_vstack(blocks, self.n_velocities).T))
 
-    def reduced_forces(self, q, tau, contravariant=True):
+    def reduced_forces(self, q: npt.ArrayLike, tau: npt.ArrayLike, contravariant: bool = True) -> np.ndarray:
         """``P(q)ᵀ B(q♯)ᵀ τ``: generalised forces τ seen by the reduced equations.
 
         The identity (``B P = I``) for the library's null-space basis; with
@@ -648,7 +663,7 @@ class MultibodySystem(ConstrainedSystem):
         return matmul(P.T, matmul(self.control_matrix(q, contravariant).T, as_array(tau)))
 
     # -- reparametrisation --------------------------------------------------
-    def reparametrise(self, w, q_base, rotation="exp"):
+    def reparametrise(self, w: npt.ArrayLike, q_base: npt.ArrayLike, rotation: str = "exp") -> np.ndarray:
         """q = F(w, q_base): apply increments ``w`` (ordered as ``velocities``).
 
         For loops this is the spanning tree's F (the loops close only for the right
@@ -676,7 +691,7 @@ class MultibodySystem(ConstrainedSystem):
         return shared_array(np.concatenate([np.asarray(new[b], dtype=object) for b in self.bodies]))
 
     # -- checks ---------------------------------------------------------------
-    def redundant_constraints(self, q=None, tol=1e-9):
+    def redundant_constraints(self, q: npt.ArrayLike | None = None, tol: float = 1e-9) -> list[str]:
         """Labels of constraints whose gradients depend on earlier ones at q (for loops at q0:
         the dropped loop rows, ``dropped_constraints``)."""
         if q is None and self.has_loops:
@@ -685,7 +700,7 @@ class MultibodySystem(ConstrainedSystem):
         labels = self.constraint_labels()
         return [labels[i] for i in dependent_rows(self.constraint_jacobian(q), tol)]
 
-    def validate(self, tol=1e-8):
+    def validate(self, tol: float = 1e-8) -> dict[str, Any]:
         """Check the assembly at the reference configuration; return a report.
 
         Raises :class:`AssemblyError` naming the constraint if ``Φ(q0) ≠ 0``.

@@ -108,6 +108,9 @@ Examples
 (1.5, 20.0)
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 import math
 import os
 import xml.etree.ElementTree as ET
@@ -120,6 +123,10 @@ from ..errors import AssemblyError, ConfigurationError, InputTypeError, MissingF
 from .bodies import RigidBody
 from .joint_kinds import Fixed, Planar, Prismatic, Revolute
 from .joints import GROUND
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from .system import MultibodySystem
 
 __all__ = ["JointLimits", "angles_in_limits", "range_start", "range_starts", "build_from_urdf", "rpy_matrix", "lump_inertia"]
 
@@ -149,16 +156,16 @@ class JointLimits:
 
     joint: str
     type: str
-    dofs: tuple
-    lower: float = None
-    upper: float = None
-    effort: float = None
-    velocity: float = None
+    dofs: tuple[str, ...]
+    lower: float | None = None
+    upper: float | None = None
+    effort: float | None = None
+    velocity: float | None = None
     damping: float = 0.0
     friction: float = 0.0
 
 
-def angles_in_limits(system, theta, tol=1e-9):
+def angles_in_limits(system: object, theta: npt.ArrayLike, tol: float = 1e-9) -> np.ndarray:
     """``θ`` with each revolute or continuous joint angle read on the URDF's branch: its principal value
     on (−π, π] if that lies in the joint's URDF range ``[lower, upper]`` (or the joint is continuous),
     else shifted from there by the fewest whole turns 2πn into the range; other coordinates, angles no
@@ -199,7 +206,7 @@ def angles_in_limits(system, theta, tol=1e-9):
     return theta
 
 
-def range_start(system):
+def range_start(system: object) -> np.ndarray:
     """A start for inverting the chart onto the URDF's branch: per coordinate 0, or the midpoint of a
     revolute joint's URDF range that excludes 0 (the Kinova's [0.820, 5.463] → 3.14): a Gauss–Newton step
     on an angle reaches every angle within π of its start, and a range is at most a turn wide there."""
@@ -215,7 +222,7 @@ def range_start(system):
     return start
 
 
-def range_starts(system, count, seed=0):
+def range_starts(system: object, count: int, seed: int = 0) -> list[np.ndarray]:
     """``count`` seeded starts for the chart's inverse: each revolute angle drawn uniformly in its URDF range
     (a continuous joint's in (−π, π]), other coordinates 0."""
     names = list(getattr(system, "velocities", ()))
@@ -231,7 +238,7 @@ def range_starts(system, count, seed=0):
     return [rng.uniform(low, high) for _ in range(count)]
 
 
-def rpy_matrix(rpy):
+def rpy_matrix(rpy: Sequence[float]) -> np.ndarray:
     """``R = R_z(yaw) R_y(pitch) R_x(roll)`` of a URDF ``rpy="roll pitch yaw"``.
 
     >>> np.round(rpy_matrix((0, 0, np.pi / 2)) @ [1, 0, 0], 12).tolist()
@@ -245,7 +252,7 @@ def rpy_matrix(rpy):
     return Rz @ Ry @ Rx
 
 
-def lump_inertia(parts):
+def lump_inertia(parts: Iterable[Any]) -> tuple[float, np.ndarray, np.ndarray]:
     """Mass, centre of mass and inertia about it of rigidly joined parts.
 
     ``parts``: iterable of ``(m_ℓ, c_ℓ, J_ℓ)`` with ``J_ℓ`` about ``c_ℓ``, all in one
@@ -408,7 +415,7 @@ def _axis(joint, name):
 
 
 # -- building ---------------------------------------------------------------------------
-def _lock_values(lock):
+def _lock_values(lock: Any) -> dict[str, float]:
     """``{joint: float}`` of the ``lock=`` option (a mapping, or names locked at 0)."""
     if lock is None:
         return {}
@@ -446,8 +453,8 @@ def _body_names(keys, links, joints):
     return names
 
 
-def build_from_urdf(source, fixed="lump", *, cls, gravity=None, actuated=True,
-                    damping=False, name=None, lock=None, floating_base=False):
+def build_from_urdf(source: str | os.PathLike[str], fixed: str = "lump", *, cls: type[MultibodySystem], gravity: Sequence[float] | None = None, actuated: bool = True,
+                    damping: bool = False, name: str | None = None, lock: Mapping[str, float] | Iterable[str] | None = None, floating_base: bool = False) -> MultibodySystem:
     """Read a URDF into a :class:`~pyomo_mbdyn.mechanics.MultibodySystem` (see the module text).
 
     Parameters
@@ -515,6 +522,8 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=None, actuated=True,
         if lname in links:
             raise ConfigurationError(f"from_urdf: two links named {lname!r}")
         links[lname] = _inertial(el, lname)
+    parent_of: dict[str, Any]
+    children: dict[str, list[Any]]
     joints, parent_of, children = {}, {}, {lname: [] for lname in links}
     for el in robot.findall("joint"):
         jname = _name(el, "joint")
@@ -531,7 +540,7 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=None, actuated=True,
             raise ConfigurationError(f"{what}: mimic joints (following {el.find('mimic').get('joint')!r}) "
                                      f"are not supported; lock it (from_urdf(..., lock={{{jname!r}: value}})) or "
                                      f"model the coupling as a constraint")
-        ends = {}
+        ends: dict[str, Any] = {}
         for role in ("parent", "child"):
             sub = el.find(role)
             ends[role] = None if sub is None else sub.get("link")
@@ -563,10 +572,11 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=None, actuated=True,
             if info["lower"] > info["upper"]:
                 raise ConfigurationError(f"{what}: <limit lower={info['lower']!r}> above upper={info['upper']!r}")
         if jname in lock:  # a fixed joint at the locked coordinate
-            value = lock[jname]
+            value = lock[jname]  # type: ignore[assignment]  # the name held a bool option above; here a coordinate
             if has_position_limits and not info["lower"] <= value <= info["upper"]:
                 raise ConfigurationError(f"from_urdf: lock: {jname!r} = {value!r} lies outside its URDF limits "
                                          f"[{info['lower']!r}, {info['upper']!r}]")
+            assert axis is not None  # a revolute, continuous or prismatic joint has one (checked above)
             if jtype == "prismatic":
                 p = p + value * (R @ axis)
             else:
@@ -610,7 +620,7 @@ def build_from_urdf(source, fixed="lump", *, cls, gravity=None, actuated=True,
     if unreached:
         raise AssemblyError(f"from_urdf: links {unreached} are not connected to the root {roots[0]!r} (a cycle)")
     # bodies: mass, centre and inertia of each group (world axes at the reference)
-    members = {}
+    members: dict[str, Any] = {}
     for lname in pose:
         members.setdefault(body_of[lname], []).append(lname)
     moving_into = {}  # body -> the joint that carries it
