@@ -32,6 +32,8 @@ classified from its URDFs, with grippers locked: :func:`zoo_arms` (name → URDF
 URDFs and why).  ``MultibodySystem.from_urdf(arm.path, lock=arm.lock)`` reads one.
 """
 
+from __future__ import annotations
+
 from pathlib import Path
 
 from ..errors import ConfigurationError
@@ -45,7 +47,7 @@ ROBOTS = ("panda", "ur5")
 FLOATING = ("space_robot",)
 
 
-def path(name):
+def path(name: str) -> Path:
     """The path of the shipped URDF file of robot ``name`` (one of :data:`ROBOTS` or :data:`FLOATING`)."""
     if name not in ROBOTS + FLOATING:
         raise ConfigurationError(f"robots.path: no shipped robot {name!r}; known: {', '.join(ROBOTS + FLOATING)}")

@@ -45,6 +45,11 @@ package directory without ``_description``.  A rejected URDF is named by its pat
 "movable joints branch: 'head_pan' and 'right_s0' both follow the base"
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
 import os
 import site
 import sys
@@ -72,11 +77,11 @@ class ZooArm:
 
     name: str
     path: Path
-    lock: dict = field(default_factory=dict)
-    joints: tuple = ()
+    lock: dict[str, float] = field(default_factory=dict)
+    joints: tuple[str, ...] = ()
 
     @property
-    def dof(self):
+    def dof(self) -> int:
         return len(self.joints)
 
 
@@ -85,9 +90,9 @@ class ZooSurvey:
     """Every URDF of the package: ``arms`` (name → :class:`ZooArm`, sorted by name),
     ``rejected`` (path below the ``robots`` directory → the reason) and the ``roots`` read."""
 
-    arms: dict
-    rejected: dict
-    roots: tuple
+    arms: dict[str, ZooArm]
+    rejected: dict[str, str]
+    roots: tuple[Path, ...]
 
 
 def _candidates():
@@ -120,7 +125,7 @@ def _candidates():
             continue
 
 
-def data_roots():
+def data_roots() -> tuple[Path, ...]:
     """The ``robots`` directories of the installed example-robot-data (each holds
     ``<robot>_description/.../*.urdf``), without duplicates; empty if none is installed."""
     found, seen = [], set()
@@ -166,7 +171,7 @@ def _lock_value(joint, locked):
     return min(max(0.0, lower), upper)
 
 
-def classify(path):
+def classify(path: str | os.PathLike[str]) -> tuple[dict[str, float], tuple[str, ...]]:
     """``(lock, joints)`` of the URDF at ``path`` if it is a fixed-base serial arm (the module
     text: locked end-effector joints ``{joint: value}``, movable joints from the base out), else
     a :class:`~pyomo_mbdyn.errors.ConfigurationError` saying why not (the reason the survey keeps)."""
@@ -178,7 +183,8 @@ def classify(path):
     links = [el.get("name") for el in robot.findall("link")]
     if not links:
         raise ConfigurationError("no <link>: not a robot description (an empty xacro stub)")
-    joints = {el.get("name"): el for el in robot.findall("joint")}
+    # name -> <joint> element (Any: a URDF joint has the <child> and <parent> that ET finds as Optional)
+    joints: dict[Any, Any] = {el.get("name"): el for el in robot.findall("joint")}
     for name, el in joints.items():
         if el.get("type") in ("floating", "planar"):
             raise ConfigurationError(f"floating root: joint {name!r} is {el.get('type')}")
@@ -190,7 +196,7 @@ def classify(path):
             raise ConfigurationError(f"joint {name!r} is {el.get('type')!r}")
     child_of = {name: el.find("child").get("link") for name, el in joints.items()}
     parent_of = {name: el.find("parent").get("link") for name, el in joints.items()}
-    below = {}  # link -> joints hanging from it
+    below: dict[str | None, list[str]] = {}  # link -> joints hanging from it
     for name in joints:
         below.setdefault(parent_of[name], []).append(name)
     roots = [link for link in links if link not in set(child_of.values())]
@@ -198,8 +204,10 @@ def classify(path):
         raise ConfigurationError(f"the links form no single tree (roots {roots})")
 
     # walk the tree from the root: lock end-effector subtrees, and the nearest movable ancestor
-    lock, follows = {}, {}
-    stack = [(j, None, False, False) for j in reversed(below.get(roots[0], []))]
+    lock: dict[str, Any] = {}
+    follows: dict[str, str | None] = {}
+    stack: list[tuple[str, str | None, bool, bool]] = [
+        (j, None, False, False) for j in reversed(below.get(roots[0], []))]
     while stack:  # (joint, nearest movable joint above, in the hand, an unmarked movable joint above)
         name, movable_above, in_hand, arm_above = stack.pop()
         el = joints[name]
@@ -218,7 +226,7 @@ def classify(path):
     for name in lock:  # a mimic follower listed before its leader
         lock[name] = _lock_value(joints[name], lock)
 
-    children = {}
+    children: dict[str | None, list[str]] = {}
     for name, above in follows.items():
         children.setdefault(above, []).append(name)
     for above, group in children.items():
@@ -237,7 +245,8 @@ def classify(path):
     return lock, tuple(chain)
 
 
-_VERDICTS = {}  # (path, size, mtime) -> classify's result or the reason it refused
+#: (path, size, mtime) -> classify's result or the reason it refused
+_VERDICTS: dict[tuple[str, int, int], tuple[dict[str, float], tuple[str, ...]] | str] = {}
 
 
 def _classified(path):
@@ -258,7 +267,7 @@ def _name(path):
     return stem[: -len("_robot")] if stem.endswith("_robot") else stem
 
 
-def zoo_survey(roots=None):
+def zoo_survey(roots: Iterable[str | os.PathLike[str]] | None = None) -> ZooSurvey:
     """Classify every URDF below ``roots`` (default :func:`data_roots`): a
     :class:`ZooSurvey`.  Raises :class:`~pyomo_mbdyn.errors.MissingFileError` if
     example-robot-data is not installed (``pip install example-robot-data``)."""
@@ -268,7 +277,7 @@ def zoo_survey(roots=None):
             "robots.zoo: example-robot-data is not installed (no share/example-robot-data/robots under "
             f"{sys.prefix!r}, its site-packages' cmeel.prefix or $EXAMPLE_ROBOT_DATA, and no module "
             "example_robot_data); pip install 'example-robot-data>=6'")
-    paths = {}
+    paths: dict[str, Path] = {}
     for root in roots:
         for path in sorted(root.glob("*/*/*.urdf")):
             paths.setdefault(path.relative_to(root).as_posix(), path)  # the first root wins
@@ -279,7 +288,7 @@ def zoo_survey(roots=None):
             rejected[rel] = verdict
         else:
             found[rel] = verdict
-    names = {}
+    names: dict[str, list[str]] = {}
     for rel in found:
         names.setdefault(_name(paths[rel]), []).append(rel)
     arms = {}
@@ -292,12 +301,12 @@ def zoo_survey(roots=None):
     return ZooSurvey(dict(sorted(arms.items())), rejected, roots)
 
 
-def zoo_arms(roots=None):
+def zoo_arms(roots: Iterable[str | os.PathLike[str]] | None = None) -> dict[str, Path]:
     """name → URDF path of every arm of the zoo (:func:`zoo_survey`), sorted by name."""
     return {name: arm.path for name, arm in zoo_survey(roots).arms.items()}
 
 
-def zoo_arm(name, roots=None):
+def zoo_arm(name: str, roots: Iterable[str | os.PathLike[str]] | None = None) -> ZooArm:
     """The :class:`ZooArm` ``name`` (path, locked end-effector joints, movable joints)."""
     survey = zoo_survey(roots)
     if name not in survey.arms:
