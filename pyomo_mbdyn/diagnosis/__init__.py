@@ -61,6 +61,10 @@ satellite).  IDAES's numerical tools (``report_numerical_issues``,
 which is why the numerical part here is computed by the library itself.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import io
 import math
 
@@ -123,7 +127,7 @@ def _config():
 CONFIG = _config()
 
 
-def diagnose(model, results=None, **kwds):
+def diagnose(model: Any, results: Any = None, **kwds: Any) -> Diagnosis:
     """Diagnose ``model`` at its current values (or at the point ``results`` carries).
 
     Parameters

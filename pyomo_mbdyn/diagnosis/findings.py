@@ -5,6 +5,10 @@ freedom, structural sets, residuals, Jacobian conditioning, dependent equations)
 fields; ``str(diagnosis)`` is the report, ``diagnosis.as_dict()`` the JSON of
 ``pyomo-mbdyn diagnose --json``."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import math
 from dataclasses import asdict, dataclass, field
 
@@ -33,8 +37,8 @@ class Residual:
 
     name: str
     body: float
-    lower: float = None
-    upper: float = None
+    lower: float | None = None
+    upper: float | None = None
     violation: float = 0.0
 
 
@@ -129,8 +133,8 @@ class Diagnosis:
     residuals: list
     max_residual: float
     jacobian_shape: tuple
-    condition_number: float = None
-    scaled_condition_number: float = None
+    condition_number: float | None = None
+    scaled_condition_number: float | None = None
     #: smallest singular values of the scaled equality Jacobian, relative to the largest
     smallest_singular_values: list = field(default_factory=list)
     rank_deficiency: int = 0
@@ -149,20 +153,20 @@ class Diagnosis:
     weakest_variables: list = field(default_factory=list)
     nonfinite_entries: list = field(default_factory=list)
     notes: list = field(default_factory=list)
-    idaes: str = None
+    idaes: str | None = None
 
     @property
-    def structurally_singular(self):
+    def structurally_singular(self) -> bool:
         """Over-constrained rows, or (a square system) under-constrained variables."""
         return bool(self.n_overconstrained[1]) or (self.degrees_of_freedom == 0 and bool(self.n_underconstrained[0]))
 
     @property
-    def healthy(self):
+    def healthy(self) -> bool:
         """No structural singularity, no dependent equations, a finite Jacobian."""
         return not (self.structurally_singular or self.rank_deficiency or self.nonfinite_entries
                     or self.degrees_of_freedom < 0)
 
-    def to_dict(self):
+    def to_dict(self) -> dict[str, Any]:
         """The diagnosis as plain JSON types (non-finite numbers as None), with ``healthy``
         and ``structurally_singular``."""
         return {**_plain(asdict(self)), "healthy": self.healthy,

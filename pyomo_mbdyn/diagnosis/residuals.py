@@ -1,5 +1,10 @@
 """The rows a point violates most, by their Pyomo names, and the point a solver returned."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
 import contextlib
 import math
 
@@ -23,7 +28,7 @@ def _violation(body, lower, upper):
     return max(below, above, 0.0)
 
 
-def solver_point(results):
+def solver_point(results: Any) -> list[tuple[Any, float]] | None:
     """``[(variable, value)]`` of the point a solver returned in ``results`` without
     loading it (Pyomo keeps it there when ``load_solutions`` was off — the library's
     plugins after ``infeasible``), or None when ``results`` carries no point.
@@ -76,7 +81,7 @@ def _values_at(point):
             var.set_value(value, skip_validation=True)
 
 
-def largest_residuals(model, k=5, point=None):
+def largest_residuals(model: Any, k: int = 5, point: Sequence[tuple[Any, float]] | None = None) -> list[Residual]:
     """The ``k`` active constraints of ``model`` violated most, as :class:`Residual`, largest first.
 
     Evaluated in Pyomo at the variables' current values, or at ``point``
@@ -105,7 +110,7 @@ def largest_residuals(model, k=5, point=None):
 
     rows = []
     with _values_at(point):
-        memo = {}
+        memo: dict[int, tuple[Any, float]] = {}
         for con in model.component_data_objects(pyo.Constraint, active=True, descend_into=True):
             lower, upper = _float(con.lb), _float(con.ub)
             body = float(_evaluate(con.body, memo))
@@ -114,7 +119,7 @@ def largest_residuals(model, k=5, point=None):
     return rows[:k]
 
 
-def residual_summary(model, results=None, k=5):
+def residual_summary(model: Any, results: Any = None, k: int = 5) -> str:
     """One sentence naming the ``k`` largest residuals, for a failed solve's message:
     at the point ``results`` carries (:func:`solver_point`) when there is one, else at
     the model's current values.  Returns '' when nothing is violated.
