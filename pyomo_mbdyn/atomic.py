@@ -45,6 +45,11 @@ Examples
 >>> import shutil; shutil.rmtree(folder)
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import IO, Any
+
 import codecs
 import contextlib
 import os
@@ -61,7 +66,7 @@ _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
           (stat.S_ISSOCK, "a socket"))
 
 
-def file_kind(path):
+def file_kind(path: str | os.PathLike[str]) -> str | None:
     """What ``path`` is, following symbolic links: ``None`` if nothing is there,
     ``"a regular file"``, or ``"a directory"``, ``"a named pipe (FIFO)"``,
     ``"a character device"``, ``"a block device"``, ``"a socket"``.
@@ -196,7 +201,8 @@ def _replacing(path, what, suffix):
 
 
 @contextlib.contextmanager
-def atomic_write(path, mode="wb", *, encoding=None, newline=None, what="file"):
+def atomic_write(path: str | os.PathLike[str], mode: str = "wb", *, encoding: str | None = None, newline: str | None = None,
+                 what: str = "file") -> Iterator[IO[Any]]:
     """Write ``path`` atomically through the file object this yields.
 
     ``mode`` is ``"wb"`` (bytes, the default) or ``"w"`` (text, with ``encoding``
@@ -229,7 +235,7 @@ def atomic_write(path, mode="wb", *, encoding=None, newline=None, what="file"):
 
 
 @contextlib.contextmanager
-def atomic_path(path, *, what="file"):
+def atomic_path(path: str | os.PathLike[str], *, what: str = "file") -> Iterator[Path]:
     """Yield a temporary file name next to ``path`` for a writer that only takes a name
     (matplotlib's animation writers); when the block ends without an exception the
     file written there is fsynced and replaces ``path`` in one step.
@@ -246,7 +252,7 @@ def atomic_path(path, *, what="file"):
             os.fsync(f.fileno())
 
 
-def probe_directory(directory):
+def probe_directory(directory: str | os.PathLike[str]) -> None:
     """Raise the ``OSError`` the file system gives when no new file can be made in
     ``directory`` (missing, read-only, no permission); otherwise return nothing.
 
@@ -258,7 +264,7 @@ def probe_directory(directory):
     os.unlink(probe)
 
 
-def check_destination(path, what="file", create_directory=False):
+def check_destination(path: str | os.PathLike[str], what: str = "file", create_directory: bool = False) -> Path:
     """Refuse, before anything is computed or written, an output file that cannot be written.
 
     Raises :class:`~pyomo_mbdyn.errors.DestinationError` (an ``OSError``) naming

@@ -13,6 +13,15 @@ T + V + W + D is constant, oscillates bounded, or has an O(h²) error.  The
 plots (:func:`pyomo_mbdyn.plotting.plot_conservation`) draw both.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .trajectory import Trajectory
+
 import numpy as np
 
 from .discretization.capabilities import MIDPOINTS, NODES
@@ -66,7 +75,7 @@ def _load_stages(trajectory, rec, q):
     return loads.stages(q, u, rec.stages if rec is not None else (), trajectory.extras)
 
 
-def momentum_balance(trajectory, table=None, *, scheme=None):
+def momentum_balance(trajectory: Trajectory, table: pd.DataFrame | None = None, *, scheme: str | None = None) -> pd.DataFrame:
     """The balance of each momentum map the joints to the ground allow.
 
     For every rotation about a coordinate axis through the origin and every
@@ -135,7 +144,7 @@ def momentum_balance(trajectory, table=None, *, scheme=None):
                                  f"(trajectory.system), got {type(system).__name__}")
     table = trajectory.diagnostics() if table is None else table
     rec = _scheme_record(scheme if scheme is not None else trajectory.metadata.get("scheme"))
-    q, h = np.asarray(trajectory.q, float), float(trajectory.h)
+    q, h = np.asarray(trajectory.q, float), float(trajectory.h)  # type: ignore[arg-type]  # None: one node, no balance
     N = q.shape[0] - 1
     friction_loads = system.friction * np.asarray(trajectory.nu, float)  # K ν per interval
     grad = np.asarray(system.potential_gradient(), float)
@@ -191,7 +200,7 @@ def momentum_balance(trajectory, table=None, *, scheme=None):
     return out
 
 
-def energy_statement(scheme):
+def energy_statement(scheme: str | None) -> str | None:
     """What the scheme's discrete energy balance is, in one line (None when unknown).
 
     Read from the scheme's registry record (``scheme`` a registered name, or a

@@ -25,13 +25,25 @@ leaves range P (the crane's winch).  There the balance is not exact; its error f
 scheme's order.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from .mechanics import MultibodySystem
+    from .trajectory import Trajectory
+
 import numpy as np
 import pandas as pd
 
 __all__ = ["conservation_table", "trajectory_table", "momentum_errors", "momentum_series"]
 
 
-def conservation_table(system, h, q, v, nu, u, work=None):
+def conservation_table(system: MultibodySystem, h: float, q: npt.ArrayLike, v: npt.ArrayLike, nu: npt.ArrayLike,
+                       u: npt.ArrayLike, work: npt.ArrayLike | None = None) -> pd.DataFrame:
     """Per-node diagnostics.
 
     Parameters
@@ -100,7 +112,7 @@ def conservation_table(system, h, q, v, nu, u, work=None):
     return pd.DataFrame(rows).rename_axis("k")
 
 
-def trajectory_table(trajectory):
+def trajectory_table(trajectory: Trajectory) -> pd.DataFrame:
     """:func:`conservation_table` of a :class:`~pyomo_mbdyn.trajectory.Trajectory`, with the
     controls' work per interval as the scheme states it where the trajectory carries it (the
     extra ``work``: stage-control schemes, and the schemes without joint-rate unknowns)."""
@@ -108,10 +120,12 @@ def trajectory_table(trajectory):
     work = t.extras.get("work")
     if work is not None and np.shape(work) != (len(t.q) - 1,):
         work = None
-    return conservation_table(t.system, t.h, t.q, t.v, t.nu, t.u, work=work)
+    # t.h is None only for a single node, whose table needs no step
+    return conservation_table(t.system, t.h, t.q, t.v, t.nu, t.u, work=work)  # type: ignore[arg-type]
 
 
-def momentum_errors(system, q, v):
+def momentum_errors(system: MultibodySystem, q: np.ndarray | Sequence[npt.ArrayLike],
+                    v: np.ndarray | Sequence[npt.ArrayLike]) -> dict[str, float]:
     """How well a motion keeps the total momentum, relative to how much momentum moves in it.
 
     For node states ``(q_k, v_k)``, with ``p_k = Σ_β p_β`` the total linear momentum and
@@ -148,7 +162,8 @@ def momentum_errors(system, q, v):
             "linear_scale": float(s_p), "angular_scale": float(s_L)}
 
 
-def momentum_series(system, q, v):
+def momentum_series(system: MultibodySystem, q: np.ndarray | Sequence[npt.ArrayLike],
+                    v: np.ndarray | Sequence[npt.ArrayLike]) -> tuple[np.ndarray, np.ndarray, float, float]:
     """``(p, L, s_p, s_L)``: the total linear and angular momentum (about the origin) at every
     node, arrays (N+1, 3), and the scales of :func:`momentum_errors`.
 

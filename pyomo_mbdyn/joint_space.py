@@ -22,6 +22,16 @@ agree:
   with h where the scheme converges), not motion: the bodies' velocities are the tangent part.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from .mechanics import MultibodySystem
+    from .trajectory import Trajectory
+
 import numpy as np
 import pandas as pd
 
@@ -36,7 +46,7 @@ def _basis(system, theta):
     return np.asarray(chart_basis(system, theta, "exp"), float)
 
 
-def joint_rates(system, theta, v):
+def joint_rates(system: MultibodySystem, theta: npt.ArrayLike, v: npt.ArrayLike) -> tuple[np.ndarray, float, float]:
     """``(θ̇, T, T_off)`` at one node: the M-orthogonal projection of ``v`` on the chart's basis at
     ``theta`` and the kinetic energy split (module docstring).
 
@@ -68,7 +78,7 @@ def _angles(trajectory, system):
     return guess_chart_coordinates("joint_space_table", system, trajectory, "exp", theta0, first="previous")
 
 
-def joint_space_table(trajectory, system=None):
+def joint_space_table(trajectory: Trajectory, system: MultibodySystem | None = None) -> pd.DataFrame:
     """Per node k: ``t``, the joint angles (columns named by the coordinates, rad or m), the joint rates
     (``<coordinate>.rate``), ``T`` the kinetic energy of the motion, ``T_off`` that of the node
     velocity's part off the tangent space, and ``tangent_residual`` ``max |G(q_k) v_k|`` (module

@@ -1,9 +1,16 @@
 """All registrations of pyomo_mbdyn with Pyomo, made once on import."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
 _loaded = False
 
 
-def load():
+def load() -> None:
     """Register the solver plugins and fix Pyomo's .nl writer
     (see :mod:`pyomo_mbdyn.solvers.pyomo_fixes`).
 
@@ -44,10 +51,10 @@ def load():
 #: library's own models are declared the same way, in its setup.cfg)
 MODEL_GROUP = "pyomo_mbdyn.models"
 
-_models = None
+_models: dict[str, str] | None = None
 
 
-def models():
+def models() -> dict[str, str]:
     """Every declared model: ``{name: module path}``, the library's own first, then
     other installed packages' (``pyomo-mbdyn list`` and ``run`` see them), each in
     the order of its metadata (setuptools writes them by name).  Read once per
@@ -84,7 +91,7 @@ def _declared_models():
     return out
 
 
-def model_module(name, what="pyomo-mbdyn"):
+def model_module(name: str, what: str = "pyomo-mbdyn") -> ModuleType:
     """The imported module of the declared model ``name``; an unknown name is a
     :class:`~pyomo_mbdyn.errors.ConfigurationError` listing the models there are."""
     import importlib

@@ -41,6 +41,18 @@ Examples
 1
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pandas as pd
+    import xarray as xr
+
+    from .mechanics import HamiltonianSystem, MultibodySystem
+
 import json
 import math
 import os
@@ -71,7 +83,7 @@ _HEADER = "header"
 _KNOWN_EXTRAS = ("lam", "mu", "w", "theta", "vt", "p", "costates", "newton_iterations")
 
 
-def column_names(system):
+def column_names(system: MultibodySystem | HamiltonianSystem) -> tuple[list[str], list[str], list[str]]:
     """(coordinates, controls, velocities): the column names of q/v, u and nu.
 
     Coordinates are ``body.c`` with ``c`` in ``x, y, z, d1x, …, d3z`` (or a
@@ -96,7 +108,8 @@ def column_names(system):
         names = list(system.names)
         return names, names, names
     coordinates = [f"{name}.{c}" for name, body in system.bodies.items() for c in coordinate_names(body)]
-    return coordinates, list(system.actuated), list(system.velocities)
+    # a system with bodies (the hasattr test above) is a MultibodySystem
+    return coordinates, list(system.actuated), list(system.velocities)  # type: ignore[union-attr]
 
 
 #: the SI unit of a generalised coordinate by the kind of its name's last part
@@ -117,7 +130,7 @@ def _coordinate_kind(name):
     return ""
 
 
-def unit(name, quantity):
+def unit(name: str, quantity: str) -> str:
     """The SI unit of column ``name`` of ``quantity``: ``"q"`` (coordinate: m, rad or 1 for
     director components), ``"v"`` and ``"nu"`` (its rate: m/s, rad/s, 1/s), ``"u"`` (the
     generalised force on that coordinate: N for a translation, N m for a rotation), ``"t"``
@@ -339,12 +352,12 @@ class Trajectory:
     v: np.ndarray
     u: np.ndarray
     nu: np.ndarray
-    coordinates: tuple = ()
-    controls: tuple = ()
-    velocities: tuple = ()
+    coordinates: Sequence[str] = ()
+    controls: Sequence[str] = ()
+    velocities: Sequence[str] = ()
     metadata: dict = field(default_factory=dict)
     extras: dict = field(default_factory=dict)
-    system: object = field(default=None, repr=False)
+    system: Any = field(default=None, repr=False)  # a MultibodySystem or HamiltonianSystem, None when loaded
 
     def __post_init__(self):
         for name in _ARRAYS:
@@ -386,15 +399,19 @@ class Trajectory:
 
     # -- construction from a model ------------------------------------------
     @classmethod
-    def of_system(cls, system, t, q, v, u, nu, metadata=None, **extras):
+    def of_system(cls, system: MultibodySystem | HamiltonianSystem, t: npt.ArrayLike, q: npt.ArrayLike, v: npt.ArrayLike,
+                  u: npt.ArrayLike, nu: npt.ArrayLike, metadata: Mapping[str, Any] | None = None,
+                  **extras: npt.ArrayLike | None) -> Trajectory:
         """A trajectory of ``system`` with the column names it defines
         (:func:`column_names`); keyword arguments are extras (None dropped)."""
         coordinates, controls, velocities = column_names(system)
-        return cls(t=t, q=q, v=v, u=u, nu=nu, coordinates=coordinates, controls=controls,
+        # the constructor makes the arrays of t … nu (__post_init__)
+        return cls(t=t, q=q, v=v, u=u, nu=nu, coordinates=coordinates, controls=controls,  # type: ignore[arg-type]
                    velocities=velocities, metadata=dict(metadata or {}), extras=extras, system=system)
 
     @classmethod
-    def from_block(cls, dyn, extras=None, *, allow_unsolved=False, **metadata):
+    def from_block(cls, dyn: Any, extras: Mapping[str, npt.ArrayLike | None] | None = None, *, allow_unsolved: bool = False,
+                   **metadata: Any) -> Trajectory:
         """``dyn.trajectory()`` of a scheme block, with more extras and metadata.
 
         A block that was never solved — it holds exactly the values it was built
@@ -432,19 +449,19 @@ class Trajectory:
         raise AttributeError(f"{type(self).__name__} has no attribute or extra {name!r}")
 
     @property
-    def h(self):
+    def h(self) -> float | None:
         """Step size: ``metadata['h']``, else ``t[1] - t[0]``."""
         if "h" in self.metadata:
             return self.metadata["h"]
         return float(self.t[1] - self.t[0]) if self.t.shape[0] > 1 else None
 
     @property
-    def scheme(self):
+    def scheme(self) -> str | None:
         """``metadata['scheme']`` (None if unknown)."""
         return self.metadata.get("scheme")
 
     @property
-    def solved(self):
+    def solved(self) -> bool | None:
         """Whether the trajectory is a solver's solution: ``metadata['solved']``, which
         a scheme block's :meth:`trajectory` records (False for a block that holds its
         model's guess, was never solved or was changed after its solve; its
@@ -454,17 +471,17 @@ class Trajectory:
 
     # -- properties -----------------------------------------------------------
     @property
-    def steps(self):
+    def steps(self) -> int:
         """Number of intervals N."""
         return self.t.shape[0] - 1
 
-    def arrays(self):
+    def arrays(self) -> dict[str, np.ndarray]:
         """All arrays by archive member name: ``t, q, v, u, nu`` and ``extra.<name>``."""
         out = {name: getattr(self, name) for name in _ARRAYS}
         out.update({_EXTRA_PREFIX + key: value for key, value in self.extras.items()})
         return out
 
-    def identical(self, other):
+    def identical(self, other: object) -> bool:
         """True if ``other`` holds the same names, metadata (NaN equal to NaN) and
         arrays of the same dtype, shape and bytes."""
         if not isinstance(other, Trajectory):
@@ -476,7 +493,7 @@ class Trajectory:
                 and _same_json(self.metadata, other.metadata))
 
     # -- files -----------------------------------------------------------------
-    def save(self, path):
+    def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the ``.npz`` archive ``path`` (``.npz`` is appended if missing);
         return the path written.
 
@@ -493,11 +510,12 @@ class Trajectory:
                   "controls": list(self.controls), "velocities": list(self.velocities),
                   "extras": list(self.extras), "metadata": self.metadata}
         with atomic_write(path, "wb", what="results file") as f:
-            np.savez(f, **{_HEADER: np.array(json.dumps(header, allow_nan=True))}, **self.arrays())
+            # numpy's stubs read the arrays given by keyword as savez's allow_pickle
+            np.savez(f, **{_HEADER: np.array(json.dumps(header, allow_nan=True))}, **self.arrays())  # type: ignore[arg-type]
         return path
 
     @classmethod
-    def load(cls, path, *, max_bytes=None):
+    def load(cls, path: str | bytes | os.PathLike[str], *, max_bytes: int | None = None) -> Trajectory:
         """Read an archive written by :meth:`save` (no pickles are read).
 
         ``path`` is a str, bytes (decoded as the file system does) or an
@@ -611,7 +629,7 @@ class Trajectory:
             raise ResultsFileError(f"{path}: inconsistent archive: {err}") from None
 
     # -- tables -------------------------------------------------------------------
-    def to_dataframe(self):
+    def to_dataframe(self) -> pd.DataFrame:
         """A pandas DataFrame indexed by node k with two-level columns:
         ``("t", "")``, ``("q", coordinate)``, ``("v", coordinate)``,
         ``("u", control)``, ``("nu", velocity)`` and, for every extra of shape
@@ -645,15 +663,15 @@ class Trajectory:
         table.index.name = "k"
         return table
 
-    def units(self):
+    def units(self) -> dict[str, Any]:
         """``{"t": "s", "q": {coordinate: unit}, "v": …, "u": …, "nu": …}`` (:func:`unit`)."""
-        out = {"t": "s"}
+        out: dict[str, Any] = {"t": "s"}
         for group, names in (("q", self.coordinates), ("v", self.coordinates), ("u", self.controls),
                              ("nu", self.velocities)):
             out[group] = {name: unit(name, group) for name in names}
         return out
 
-    def to_xarray(self):
+    def to_xarray(self) -> xr.Dataset:
         """An ``xarray.Dataset``: ``q``, ``v`` over (``t``, ``coordinate``), ``u`` over
         (``interval``, ``control``), ``nu`` over (``interval``, ``velocity``), extras of
         N+1 or N rows over ``t`` or ``interval`` (and ``<name>_column``).  The interval
@@ -680,10 +698,10 @@ class Trajectory:
         long_names = {"q": "node configuration", "v": "node velocity",
                       "u": "interval control (the applied generalised force)",
                       "nu": "interval joint rate"}
-        data = {}
+        data: dict[str, Any] = {}
         for group, dims in (("q", ("t", "coordinate")), ("v", ("t", "coordinate")),
                             ("u", ("interval", "control")), ("nu", ("interval", "velocity"))):
-            attrs = {"long_name": long_names[group]}
+            attrs: dict[str, Any] = {"long_name": long_names[group]}
             column_units = set(units[group].values())
             if len(column_units) == 1:
                 attrs["units"] = column_units.pop()
@@ -699,7 +717,7 @@ class Trajectory:
                  for k, v in self.metadata.items()}
         return xr.Dataset(data, coords=coords, attrs=attrs)
 
-    def diagnostics(self):
+    def diagnostics(self) -> pd.DataFrame:
         """Per-node conservation table of this trajectory (T, V, W, D, E, momenta, constraint
         residual; :func:`pyomo_mbdyn.diagnostics.trajectory_table`).  Needs ``system``."""
         from .diagnostics import trajectory_table
@@ -710,12 +728,12 @@ class Trajectory:
         return trajectory_table(self)
 
 
-def load(path, *, max_bytes=None):
+def load(path: str | bytes | os.PathLike[str], *, max_bytes: int | None = None) -> Trajectory:
     """:meth:`Trajectory.load`."""
     return Trajectory.load(path, max_bytes=max_bytes)
 
 
-def _file_path(path, what):
+def _file_path(path: Any, what: str) -> Path:
     """``path`` (str, bytes or ``os.PathLike``) as a :class:`~pathlib.Path`; anything else is an
     InputTypeError naming ``what``, a path with a NUL character a ConfigurationError."""
     try:
@@ -732,7 +750,7 @@ def _file_path(path, what):
     return Path(name)
 
 
-def archive_path(path):
+def archive_path(path: str | os.PathLike[str]) -> Path:
     """The ``.npz`` file :meth:`Trajectory.save` writes for ``path``, checked before anything
     is computed or written: ``.npz`` is appended when missing, but only to a name that is
     free or a regular file: a device (``/dev/full``), a directory, a named pipe or a socket
@@ -760,7 +778,7 @@ def archive_path(path):
 MEMORY_SHARE = 0.5
 
 
-def available_memory():
+def available_memory() -> int | None:
     """Bytes of memory available now: ``MemAvailable`` of ``/proc/meminfo`` (Linux), else
     ``os.sysconf('SC_AVPHYS_PAGES') × SC_PAGE_SIZE``; None where neither tells.
 
