@@ -13,6 +13,10 @@ Each value is also its name (a ``str`` subclass): records still print, filter
 string in a record is turned into its object (:func:`capability`).
 """
 
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
 import numpy as np
 
 from ..errors import ConfigurationError
@@ -30,7 +34,7 @@ class Capability(str):
         return self
 
     #: the capability this value belongs to (:func:`capability`)
-    kind = None
+    kind: str | None = None
 
     def __reduce__(self):  # pickled (records travel to study workers) as the registered value
         return capability, (self.kind, str(self))
@@ -60,7 +64,7 @@ class Loads(Capability):
 
     kind = "Loads"
 
-    def stages(self, q, u, stages=(), extras=None):  # pragma: no cover - abstract
+    def stages(self, q: np.ndarray, u: np.ndarray, stages: Sequence[tuple[str, float, float]] = (), extras: Mapping[str, Any] | None = None) -> list[tuple[float, np.ndarray, np.ndarray]]:  # pragma: no cover - abstract
         raise NotImplementedError
 
 
@@ -68,14 +72,16 @@ class _AtMidpoints(Loads):
     """``Bᵀ(q♯_{k+½})`` once per interval (the energy-momentum and midpoint schemes, whose joint
     rates ν_{k,k+1} = B v_{k+½} are the interval's)."""
 
-    def stages(self, q, u, stages=(), extras=None):
+    def stages(self, q: np.ndarray, u: np.ndarray, stages: Sequence[tuple[str, float, float]] = (),
+               extras: Mapping[str, Any] | None = None) -> list[tuple[float, np.ndarray, np.ndarray]]:
         return [(1.0, 0.5 * (q[:-1] + q[1:]), u)]
 
 
 class _AtNodes(Loads):
     """Lumped half to each node, ``(h/2) B(q_k)ᵀ`` (DMOCC Eq. 3.10, RATTLE)."""
 
-    def stages(self, q, u, stages=(), extras=None):
+    def stages(self, q: np.ndarray, u: np.ndarray, stages: Sequence[tuple[str, float, float]] = (),
+               extras: Mapping[str, Any] | None = None) -> list[tuple[float, np.ndarray, np.ndarray]]:
         return [(0.5, q[:-1], u), (0.5, q[1:], u)]
 
 
@@ -85,7 +91,8 @@ class _AtStages(Loads):
     the interval controls where a stage has none: a simulation applies them at every stage).
     Without ``q_mid`` (a trajectory that does not carry it) half at each node."""
 
-    def stages(self, q, u, stages=(), extras=None):
+    def stages(self, q: np.ndarray, u: np.ndarray, stages: Sequence[tuple[str, float, float]] = (),
+               extras: Mapping[str, Any] | None = None) -> list[tuple[float, np.ndarray, np.ndarray]]:
         extras = extras or {}
         if extras.get("q_mid") is None:
             return NODES.stages(q, u)
@@ -128,7 +135,7 @@ _VALUES = {cls.__name__: {str(v): v for v in values} for cls, values in (
     (Multipliers, (REDUNDANT, REDUCED, CHART)))}
 
 
-def capability(kind, value):
+def capability(kind: str, value: str | None) -> Capability | None:
     """The registered value of capability ``kind`` (``"SystemKind"``, ``"Loads"``,
     ``"Multipliers"``) named ``value`` (None stays None), or a ConfigurationError naming both.
 

@@ -13,12 +13,20 @@ round-off), and :func:`chart`, :func:`chart_velocity`, :func:`chart_basis` and
 :func:`chart_coordinates` evaluate those when every input is a number.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
 import numpy as np
 
 from ..mechanics.linalg import as_array, shared_array
 from ..mechanics.urdf import angles_in_limits, range_start, range_starts
 from .common import applied, compiled_function, numeric as _numeric, symbols
 from .jets import directional_derivatives
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from ..mechanics.protocol import ConstrainedSystem
 
 __all__ = ["chart", "chart_velocity", "chart_state", "chart_states", "chart_replayed", "chart_basis",
            "chart_function", "chart_jets", "chart_transpose", "chart_coordinates"]
@@ -62,7 +70,7 @@ def _evaluate(function, *args):
 
 
 
-def chart(system, theta, rotation="exp"):
+def chart(system: ConstrainedSystem, theta: Sequence[Any] | np.ndarray, rotation: str = "exp") -> np.ndarray:
     """Minimal-coordinate map ``q(θ) = F(θ, q_ref)``: the absolute reparametrisation
     of a tree from its reference configuration (thesis §2.4: θ = joint angles,
     root positions and rotation vectors)."""
@@ -72,7 +80,7 @@ def chart(system, theta, rotation="exp"):
     return system.reparametrise(theta, system.q0, rotation)
 
 
-def chart_velocity(system, theta, vt, rotation="exp"):
+def chart_velocity(system: ConstrainedSystem, theta: Sequence[Any] | np.ndarray, vt: Sequence[Any] | np.ndarray, rotation: str = "exp") -> tuple[np.ndarray, ...]:
     """``(q, v, a)`` = ``(q(θ), P̃(θ) ṽ, (Ṗ ṽ)(θ) ṽ)`` by Taylor jets, any backend.
 
     Examples
@@ -93,7 +101,7 @@ def chart_velocity(system, theta, vt, rotation="exp"):
     return directional_derivatives(lambda t: chart(system, t, rotation), theta, vt)
 
 
-def chart_state(system, theta, vt, rotation="exp", share=True):
+def chart_state(system: ConstrainedSystem, theta: Sequence[Any] | np.ndarray, vt: Sequence[Any] | np.ndarray, rotation: str = "exp", share: bool = True) -> tuple[np.ndarray, ...]:
     """``(q, v) = (q(θ), P̃(θ) ṽ)``.  On Pyomo expressions the compiled chart is
     replayed (:func:`~pyomo_mbdyn.mechanics.replay.replay`: one Pyomo node per
     CasADi instruction, values used twice as named Expressions unless
@@ -108,7 +116,7 @@ def chart_state(system, theta, vt, rotation="exp", share=True):
     return chart_velocity(system, theta, vt, rotation)[:2]
 
 
-def chart_states(system, theta, vt=None, rotation="exp"):
+def chart_states(system: ConstrainedSystem, theta: Sequence[Any] | np.ndarray, vt: Sequence[Any] | np.ndarray | None = None, rotation: str = "exp") -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Node values of the chart for whole trajectories of numbers: ``theta`` and
     ``vt`` of shape (K, dof) ↦ ``q`` (K, n) and, with ``vt``, ``v = P̃(θ) ṽ`` (K, n).
 
@@ -147,7 +155,7 @@ def chart_states(system, theta, vt=None, rotation="exp"):
     return np.asarray(q, float).T.reshape(K, n), np.asarray(v, float).T.reshape(K, n)
 
 
-def chart_replayed(system, theta, rotation="exp", share=False):
+def chart_replayed(system: ConstrainedSystem, theta: Sequence[Any] | np.ndarray, rotation: str = "exp", share: bool = False) -> np.ndarray:
     """``q(θ)`` on Pyomo expressions by replaying the compiled chart
     (:func:`~pyomo_mbdyn.mechanics.replay.replay`, one Pyomo node per CasADi
     instruction; values used twice as named Expressions only with ``share``);
@@ -175,7 +183,7 @@ def chart_replayed(system, theta, rotation="exp", share=False):
     return chart(system, theta, rotation)
 
 
-def chart_basis(system, theta, rotation):
+def chart_basis(system: ConstrainedSystem, theta: Sequence[Any] | np.ndarray, rotation: str) -> np.ndarray:
     """``P̃(θ) = ∂q/∂θ`` column by column (n × dof).
 
     Examples
@@ -199,7 +207,7 @@ def chart_basis(system, theta, rotation):
     return as_array(np.array(cols, dtype=object).T.reshape(system.n, dof))
 
 
-def chart_function(system, rotation="exp"):
+def chart_function(system: ConstrainedSystem, rotation: str = "exp") -> Any:
     """The chart ``θ ↦ q(θ)`` of :func:`chart` as a compiled CasADi ``Function`` (built once
     per system and rotation), for callers that compose it into their own graphs (a
     translator seeding the absolute forms' node configurations).
@@ -216,7 +224,7 @@ def chart_function(system, rotation="exp"):
     return _compiled(system, rotation, "configuration")
 
 
-def chart_jets(system, theta, vt, delta, rotation="exp"):
+def chart_jets(system: ConstrainedSystem, theta: Sequence[Any] | np.ndarray, vt: Sequence[Any] | np.ndarray, delta: Sequence[Any] | np.ndarray, rotation: str = "exp") -> tuple[np.ndarray, ...]:
     """``(q, P̃ ṽ, (Ṗ ṽ) ṽ, P̃ δ)`` at θ in any backend, by CasADi's forward mode on
     the compiled chart (:func:`chart`): numbers evaluate it, CasADi expressions call
     it, Pyomo expressions replay it.  The velocity, the convective acceleration
@@ -237,7 +245,7 @@ def chart_jets(system, theta, vt, delta, rotation="exp"):
     return applied(_compiled(system, rotation, "jets"), theta, vt, delta)
 
 
-def chart_transpose(system, theta, g, rotation="exp"):
+def chart_transpose(system: ConstrainedSystem, theta: Sequence[Any] | np.ndarray, g: npt.ArrayLike, rotation: str = "exp") -> np.ndarray:
     """``P̃(θ)ᵀ g`` (dof) in any backend, by one reverse pass through the compiled chart:
     the generalised force of the natural-coordinate force ``g`` (thesis Eq. 3.42's
     ``P̃ᵀ[…]``) without forming P̃'s dof columns.
@@ -263,7 +271,7 @@ def chart_transpose(system, theta, g, rotation="exp"):
 RANGE_RETRIES = 8
 
 
-def chart_coordinates(system, q, v=None, rotation="exp", tol=1e-12, start=None, atol=1e-9):
+def chart_coordinates(system: ConstrainedSystem, q: npt.ArrayLike, v: npt.ArrayLike | None = None, rotation: str = "exp", tol: float = 1e-12, start: npt.ArrayLike | None = None, atol: float = 1e-9) -> Any:
     """Invert the chart numerically: θ with q(θ) = q (and ṽ with P̃(θ) ṽ = v).
 
     Gauss–Newton from ``start`` (default θ = 0; pass the previous node's θ to

@@ -7,11 +7,18 @@ so that each reads as the equation it cites; ``ν`` the interval joint rates;
 ``K`` the Rayleigh friction coefficients of the system.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence
 import weakref
 
 import numpy as np
 
 from ..mechanics.linalg import as_array, shared_array
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from ..mechanics.protocol import ConstrainedSystem
 
 __all__ = ["thesis_controls", "efforts", "midpoint", "compiled_function", "applied", "symbols", "sx_matrix",
            "numeric", "numeric_kinematics"]
@@ -21,10 +28,10 @@ __all__ = ["thesis_controls", "efforts", "midpoint", "compiled_function", "appli
 #: every system alive or, once a system dies, hand its functions to a new system
 #: that reuses the id.)  A system changed after compiling (bodies or joints added
 #: give a new ``layout``; another reference configuration) is compiled again.
-_COMPILED = weakref.WeakKeyDictionary()
+_COMPILED: weakref.WeakKeyDictionary[Any, dict[Hashable, tuple[Any, np.ndarray, Any]]] = weakref.WeakKeyDictionary()
 
 
-def compiled_function(system, key, build):
+def compiled_function(system: ConstrainedSystem, key: Hashable, build: Callable[[], Any]) -> Any:
     """The CasADi ``Function`` ``build()`` of ``system``, built once per ``key``.
 
     The float fast paths of the numeric recursions (charts, node velocities,
@@ -39,7 +46,7 @@ def compiled_function(system, key, build):
     return entry[2]
 
 
-def applied(function, *args):
+def applied(function: Any, *args: Any) -> tuple[np.ndarray, ...]:
     """The CasADi ``function`` (one SX Function of the library's formulas) on arrays of
     numbers, CasADi or Pyomo entries, as arrays: numbers are evaluated, CasADi
     expressions call it (its instructions enter the caller's graph), Pyomo expressions
@@ -57,7 +64,7 @@ def applied(function, *args):
 
     from ..mechanics.replay import backend_of, replay
 
-    args = [np.asarray(a, dtype=object).ravel() for a in args]
+    args = [np.asarray(a, dtype=object).ravel() for a in args]  # type: ignore[assignment]  # the arguments as flat arrays
     backend = backend_of(np.concatenate(args))
     if backend == "float":
         outs = function.call([np.asarray(a, float) for a in args])
@@ -68,7 +75,7 @@ def applied(function, *args):
     return tuple(np.array([out[i] for i in range(out.numel())], dtype=object) for out in outs)
 
 
-def symbols(name, k):
+def symbols(name: str, k: int) -> tuple[Any, np.ndarray]:
     """A CasADi ``SX`` column of ``k`` symbols and the same as an object array of entries."""
     import casadi
 
@@ -76,10 +83,10 @@ def symbols(name, k):
     return s, np.array([s[i] for i in range(k)], dtype=object)
 
 
-_STEP_CLASS = []
+_STEP_CLASS: list[type] = []
 
 
-def step_scalar(h):
+def step_scalar(h: Any) -> Any:
     """The step ``h`` of a formula as a scalar that mixes with object arrays.
 
     A CasADi ``SX`` symbol (a free horizon's h in a formula traced by
@@ -104,7 +111,7 @@ def step_scalar(h):
             return method
 
         class Step(casadi.SX):
-            __array_ufunc__ = None
+            __array_ufunc__ = None  # type: ignore[assignment]  # None: numpy hands its arithmetic to these methods
             __mul__ = entrywise(lambda a, b: a * b)
             __rmul__ = entrywise(lambda a, b: b * a)
             __truediv__ = entrywise(lambda a, b: a / b)
@@ -122,7 +129,7 @@ def step_scalar(h):
     return _STEP_CLASS[0](h)
 
 
-def sx_matrix(A):
+def sx_matrix(A: npt.ArrayLike) -> Any:
     """An array (vector or matrix) of CasADi entries and numbers as one ``SX`` matrix."""
     import casadi
 
@@ -135,7 +142,7 @@ def sx_matrix(A):
     return out
 
 
-def numeric_kinematics(system, q, which):
+def numeric_kinematics(system: ConstrainedSystem, q: npt.ArrayLike, which: Sequence[str]) -> list[np.ndarray]:
     """``[G(q), B(q), P(q)][which]`` for numbers ``q``, from functions compiled once per
     system (``which`` a tuple of names among ``'G'``, ``'B'`` (contravariant B(q♯)),
     ``'B_plain'`` (the plain-midpoint B), ``'P'`` and ``'P_tree'`` (the tree's null space: P
@@ -154,7 +161,7 @@ def numeric_kinematics(system, q, which):
     return [out.full() for out in f.call([np.asarray(q, float)])]
 
 
-def numeric(x):
+def numeric(x: npt.ArrayLike) -> np.ndarray | None:
     """``x`` as a float array if every entry is a number, else ``None``."""
     a = np.asarray(x)
     if a.dtype.kind in "biuf":
@@ -166,7 +173,7 @@ def numeric(x):
     return None
 
 
-def interval_joint_rates(system, q, h):
+def interval_joint_rates(system: ConstrainedSystem, q: npt.ArrayLike, h: float) -> np.ndarray:
     """ν_{k,k+1} = P(q_{k+½})⁺ (q_{k+1} - q_k)/h for node configurations ``q`` (N+1, n), numbers
     only: the joint rates of schemes that have no joint-rate unknowns (DMOCC, RATTLE); over the
     tree coordinates (P_t) for a system with loops."""
@@ -183,7 +190,7 @@ def interval_joint_rates(system, q, h):
                      for k in range(len(q) - 1)])
 
 
-def interval_control_work(system, q, u):
+def interval_control_work(system: ConstrainedSystem, q: npt.ArrayLike, u: npt.ArrayLike) -> np.ndarray:
     """The controls' work per interval as force × displacement, for node configurations ``q``
     (N+1, n) and interval controls ``u`` (N, actuators), numbers only:
 
@@ -213,7 +220,7 @@ def interval_control_work(system, q, u):
     return np.array([-0.5 * (u[k] @ ((B[k] + B[k + 1]) @ (q[k + 1] - q[k]))) for k in range(N)])
 
 
-def thesis_controls(system, u):
+def thesis_controls(system: ConstrainedSystem, u: Sequence[Any] | np.ndarray) -> list[Any]:
     """The controls as the thesis writes them, ``ū = -u`` (minus the applied generalised
     force), placed into a length-dof vector over the joint rates ν: the one place where
     the library's sign (u the applied force) meets the papers' equations
@@ -234,7 +241,7 @@ def thesis_controls(system, u):
     return full
 
 
-def efforts(system, nu, u_full):
+def efforts(system: ConstrainedSystem, nu: Sequence[Any] | np.ndarray, u_full: Sequence[Any] | np.ndarray) -> np.ndarray:
     """``K ν + ū`` without zero terms (``ū`` from :func:`thesis_controls`)."""
     K = system.friction
     out = []
@@ -248,7 +255,7 @@ def efforts(system, nu, u_full):
     return shared_array(np.array(out, dtype=object))
 
 
-def midpoint(a, b):
+def midpoint(a: npt.ArrayLike, b: npt.ArrayLike) -> np.ndarray:
     """``(a + b)/2`` elementwise, as a shared array (any backend)."""
     return shared_array(as_array((as_array(a) + as_array(b)) * 0.5))
 

@@ -12,15 +12,23 @@ Notation: ``q_{k+½} = (q_k + q_{k+1})/2``, ``v_{k+½}`` likewise;
 unactuated coordinates) entering as ``M v̇ + ∇V + Gᵀγ + Bᵀ(Kν - u) = 0``.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
 import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared_array
 from .common import efforts, midpoint, thesis_controls
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from ..mechanics.protocol import ConstrainedSystem
+
 __all__ = ["joint_rates", "bem_residuals", "rem_residuals"]
 
 
-def joint_rates(system, q0, q1, v0, v1, contravariant=True):
+def joint_rates(system: ConstrainedSystem, q0: np.ndarray, q1: np.ndarray, v0: np.ndarray, v1: np.ndarray, contravariant: bool = True) -> np.ndarray:
     """``ν_{k,k+1} = B(q♯_{k+½}) v_{k+½}`` (the discrete generalised velocity).
 
     Examples
@@ -37,7 +45,7 @@ def joint_rates(system, q0, q1, v0, v1, contravariant=True):
     return matmul(system.control_matrix(midpoint(q0, q1), contravariant), midpoint(v0, v1))
 
 
-def bem_residuals(system, h, q0, v0, q1, v1, lam, nu, u, contravariant=True):
+def bem_residuals(system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, q1: np.ndarray, v1: np.ndarray, lam: np.ndarray, nu: np.ndarray, u: np.ndarray, contravariant: bool = True) -> dict[str, np.ndarray]:
     """Residuals of one step of the basic energy-momentum scheme (thesis Eq. 3.21–3.23).
 
     Returns a dict of arrays:
@@ -84,7 +92,7 @@ def bem_residuals(system, h, q0, v0, q1, v1, lam, nu, u, contravariant=True):
     }
 
 
-def rem_residuals(system, h, q0, v0, w, q1, v1, nu, u, rotation="exp"):
+def rem_residuals(system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, w: np.ndarray, q1: np.ndarray, v1: np.ndarray, nu: np.ndarray, u: np.ndarray, rotation: str = "exp") -> dict[str, np.ndarray]:
     """Residuals of one step of the reduced energy-momentum scheme (thesis Eq. 3.34).
 
     The discrete null space method with the relative nodal reparametrisation

@@ -33,11 +33,19 @@ system), which does no work and carries no momentum — as BEM's node velocities
 For k = 1 the same construction is BEM.  Any backend (floats, Pyomo, CasADi).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
 import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared_array
 from .common import thesis_controls
 from .steps import OneStep
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from ..mechanics.protocol import ConstrainedSystem
 
 __all__ = ["GAUSS_NODES", "GAUSS_WEIGHTS", "galerkin_residuals", "galerkin_work", "GalerkinStep", "GALERKIN_STEP"]
 
@@ -62,7 +70,7 @@ def _at_gauss_points(h, nodes):
     return out
 
 
-def galerkin_residuals(system, h, q0, v0, q_mid, v_mid, q1, v1, lam1, lam2, u1, u2):
+def galerkin_residuals(system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, q_mid: np.ndarray, v_mid: np.ndarray, q1: np.ndarray, v1: np.ndarray, lam1: np.ndarray, lam2: np.ndarray, u1: np.ndarray, u2: np.ndarray) -> dict[str, np.ndarray]:
     """Residuals of one cG(2) step (the module docstring's groups, ``kinematics_1`` …).
 
     ``lam1``, ``lam2`` are the multipliers γ at the two Gauss points (ordered as
@@ -104,7 +112,7 @@ def galerkin_residuals(system, h, q0, v0, q_mid, v_mid, q1, v1, lam1, lam2, u1, 
     return out
 
 
-def galerkin_work(system, h, q0, q_mid, q1, u1, u2):
+def galerkin_work(system: ConstrainedSystem, h: Any, q0: np.ndarray, q_mid: np.ndarray, q1: np.ndarray, u1: np.ndarray, u2: np.ndarray) -> Any:
     """The work done on the controls in one step, ``W = -h Σ_g ½ u_g·B(q_g) q̇_g`` (numbers; u
     the applied force, so W < 0 while the motors drive): the W with which T + V + W is
     constant to round-off.
@@ -137,15 +145,15 @@ class GalerkinStep(OneStep):
 
     unknowns = (("q_mid", "n"), ("q", "n"), ("v_mid", "n"), ("v", "n"), ("lam", "m"), ("lam_late", "m"))
 
-    def residuals(self, system, h, q0, v0, x, u, options):
+    def residuals(self, system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, x: Mapping[str, Any], u: np.ndarray, options: Mapping[str, Any]) -> dict[str, np.ndarray]:
         return galerkin_residuals(system, h, q0, v0, x["q_mid"], x["v_mid"], x["q"], x["v"], x["lam"],
                                   x["lam_late"], u, u)
 
-    def work(self, system, h, q0, v0, x, u, options=None):
+    def work(self, system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, x: Mapping[str, Any], u: np.ndarray, options: Mapping[str, Any] | None = None) -> Any:
         """The controls' work on the step (:func:`galerkin_work`)."""
         return galerkin_work(system, h, q0, x["q_mid"], x["q"], u, u)
 
-    def guess(self, system, h, q, v, previous, options):
+    def guess(self, system: ConstrainedSystem, h: Any, q: np.ndarray, v: np.ndarray, previous: Mapping[str, Any] | None, options: Mapping[str, Any]) -> dict[str, Any]:
         x = super().guess(system, h, q, v, previous, options)
         x["q_mid"], x["v_mid"] = q + 0.5 * h * v, v
         return x

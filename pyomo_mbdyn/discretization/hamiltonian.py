@@ -68,11 +68,18 @@ callables and replayed as Pyomo expressions (repeated subexpressions become
 named ``shared_terms``), as CasADi expressions, or evaluated for floats.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..errors import ConfigurationError
 from ..mechanics.linalg import shared
 from ..mechanics.replay import backend_of
+
+if TYPE_CHECKING:
+    from ..mechanics.hamiltonian import HamiltonianSystem
 
 __all__ = ["GRADIENTS", "GUARD", "dnco_variant", "check_gradient", "discrete_gradient", "discrete_hessian",
            "state_residual", "costate_residual", "discrete_hamiltonian"]
@@ -81,7 +88,7 @@ __all__ = ["GRADIENTS", "GUARD", "dnco_variant", "check_gradient", "discrete_gra
 GRADIENTS = ("gonzalez", "greenspan", "midpoint")
 
 
-def dnco_variant(scheme):
+def dnco_variant(scheme: object) -> dict[str, str] | None:
     """The options a DNCO scheme name states, or None if it is not one: ``"dnco"`` and
     ``"direct"`` (the indirect / direct method, gradient left to the model),
     ``"dnco-<gradient>"`` and ``"direct-<gradient>"`` with ``<gradient>`` one of
@@ -96,7 +103,7 @@ def dnco_variant(scheme):
     if not isinstance(scheme, str):
         return None
     method, _, gradient = scheme.partition("-")
-    method = {"dnco": "indirect", "direct": "direct"}.get(method)
+    method = {"dnco": "indirect", "direct": "direct"}.get(method)  # type: ignore[assignment]  # None for another name
     if method is None or (gradient and gradient not in GRADIENTS):
         return None
     return {"method": method, **({"gradient": gradient} if gradient else {})}
@@ -125,7 +132,7 @@ def _finish(a):
     return a.astype(float) if backend_of(a.ravel()) == "float" else a
 
 
-def check_gradient(gradient, system):
+def check_gradient(gradient: str, system: HamiltonianSystem) -> None:
     """Refuse an unknown discrete gradient, or ``greenspan`` for a configuration-dependent M(q).
 
     Raises :class:`~pyomo_mbdyn.errors.ConfigurationError` naming the choices.
@@ -138,7 +145,7 @@ def check_gradient(gradient, system):
             "configuration-dependent M(q); use gradient='gonzalez'")
 
 
-def discrete_gradient(system, x0, x1, gradient="gonzalez", guard=GUARD):
+def discrete_gradient(system: HamiltonianSystem, x0: np.ndarray, x1: np.ndarray, gradient: str = "gonzalez", guard: float = GUARD) -> np.ndarray:
     """∇̄H(x_0, x_1) (length 2n) for the state equations; see the module docstring.
 
     ``gonzalez`` and ``greenspan`` satisfy ∇̄H·(x_1 - x_0) = H(x_1) - H(x_0);
@@ -160,7 +167,7 @@ def discrete_gradient(system, x0, x1, gradient="gonzalez", guard=GUARD):
     Va = _obj(system.potential_gradient(xm[:n]))
     e = system.potential_energy(x1[:n]) - system.potential_energy(x0[:n]) - _dot(Va, d)
     gq = Va + _scale(d, shared(e / (_dot(d, d) + guard**2)))
-    gp = np.array([_dot(system.inverse_mass[i], xm[n:]) for i in range(n)], dtype=object)
+    gp = np.array([_dot(system.inverse_mass[i], xm[n:]) for i in range(n)], dtype=object)  # type: ignore[index, type-var]  # greenspan: a constant mass (check_gradient)
     return _finish(np.concatenate([gq, gp]))
 
 
@@ -185,7 +192,7 @@ def _three_point_parts(system, x_prev, x, x_next, g_prev, g_next, gradient, guar
     return Hb, r, dd, shared(1.0 / (_dot(dd, dd) + guard**2))
 
 
-def discrete_hessian(system, x_prev, x, x_next, gradient="gonzalez", guard=GUARD):
+def discrete_hessian(system: HamiltonianSystem, x_prev: np.ndarray, x: np.ndarray, x_next: np.ndarray, gradient: str = "gonzalez", guard: float = GUARD) -> np.ndarray:
     """The three-point ∇̄ₓₓH(x_{k-1}, x_k, x_{k+1}) (2n × 2n, thesis Eq. 8.53 / 8.21).
 
     Satisfies ∇̄ₓₓH · ½(x_{k+1} - x_{k-1}) = ∇̄H(x_k, x_{k+1}) - ∇̄H(x_{k-1}, x_k).
@@ -201,7 +208,7 @@ def _J_transpose(v, n):
     return np.concatenate([-v[n:], v[:n]])
 
 
-def state_residual(system, x0, x1, u, h, g):
+def state_residual(system: HamiltonianSystem, x0: np.ndarray, x1: np.ndarray, u: np.ndarray, h: Any, g: np.ndarray) -> np.ndarray:
     """(x_1 - x_0)/h - 𝕁 g - (0, u) for a given discrete gradient g (length 2n)."""
     n = system.n
     x0, x1, u, g = _obj(x0), _obj(x1), _obj(u), _obj(g)
@@ -215,8 +222,8 @@ def _per_step(a, h):
     return np.array([x / h for x in a], dtype=object)
 
 
-def costate_residual(system, x_prev, x, x_next, lam_prev, lam_next, h, g_prev, g_next,
-                     gradient="gonzalez", guard=GUARD):
+def costate_residual(system: HamiltonianSystem, x_prev: np.ndarray, x: np.ndarray, x_next: np.ndarray, lam_prev: np.ndarray, lam_next: np.ndarray, h: Any, g_prev: np.ndarray, g_next: np.ndarray,
+                     gradient: str = "gonzalez", guard: float = GUARD) -> np.ndarray:
     """(λ_{k,k+1} - λ_{k-1,k})/h + ½ ∇̄ₓₓHᵀ 𝕁ᵀ (λ_{k,k+1} + λ_{k-1,k}) (length 2n).
 
     ``g_prev``, ``g_next`` are the discrete gradients of the two intervals (the
@@ -231,7 +238,7 @@ def costate_residual(system, x_prev, x, x_next, lam_prev, lam_next, h, g_prev, g
     return _finish(_per_step(lam_next - lam_prev, h) + AT_w * 0.5)
 
 
-def discrete_hamiltonian(system, u, lam, g):
+def discrete_hamiltonian(system: HamiltonianSystem, u: np.ndarray, lam: np.ndarray, g: np.ndarray) -> Any:
     """H^d = -½|u|² + λ·[𝕁 g + (0, u)] on one interval (thesis Eq. 8.17 / 8.48, u the applied force)."""
     n = system.n
     u, lam, g = _obj(u), _obj(lam), _obj(g)

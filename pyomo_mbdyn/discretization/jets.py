@@ -10,7 +10,11 @@ floats, Pyomo expressions or CasADi symbols alike,
 which is what the generalised-coordinate scheme needs (thesis §2.5).
 """
 
+from __future__ import annotations
+
 __all__ = ["Jet", "directional_derivatives"]
+
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -20,7 +24,7 @@ class Jet:
 
     __slots__ = ("v", "d1", "d2")
 
-    def __init__(self, v, d1=0.0, d2=0.0):
+    def __init__(self, v: Any, d1: Any = 0.0, d2: Any = 0.0) -> None:
         self.v, self.d1, self.d2 = v, d1, d2
 
     @staticmethod
@@ -62,12 +66,12 @@ class Jet:
     def __repr__(self):
         return f"Jet({self.v!r}, {self.d1!r}, {self.d2!r})"
 
-    def map_parts(self, fn):
+    def map_parts(self, fn: Callable[[Any], Any]) -> Jet:
         """Apply ``fn`` to the three parts (used to share subexpressions)."""
         return Jet(fn(self.v), fn(self.d1), fn(self.d2))
 
 
-def directional_derivatives(fun, theta, direction):
+def directional_derivatives(fun: Callable[[np.ndarray], Any], theta: Sequence[Any] | np.ndarray, direction: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, ...]:
     """``(f(θ), Df(θ)[d], D²f(θ)[d, d])`` of an array-valued ``fun`` at θ along d."""
     jets = np.array([Jet(t, d, 0.0) for t, d in zip(theta, direction)], dtype=object)
     out = np.asarray(fun(jets), dtype=object)

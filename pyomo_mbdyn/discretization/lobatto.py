@@ -46,11 +46,19 @@ DMOC with a symplectic partitioned Runge–Kutta method).  Closed loops use the 
 rows (``system.active_labels()``).  Any backend (floats, Pyomo, CasADi).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
 import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared_array
 from .common import thesis_controls
 from .steps import OneStep
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from ..mechanics.protocol import ConstrainedSystem
 
 __all__ = ["LOBATTO_A", "LOBATTO_B_HAT", "LOBATTO_WEIGHTS", "LOBATTO_NODES", "lobatto_residuals",
            "stage_work", "LobattoStep", "LOBATTO_STEP"]
@@ -62,7 +70,7 @@ LOBATTO_WEIGHTS = np.array([1 / 6, 2 / 3, 1 / 6])
 LOBATTO_NODES = np.array([0.0, 0.5, 1.0])
 
 
-def stage_force(system, q, multipliers, u):
+def stage_force(system: ConstrainedSystem, q: np.ndarray, multipliers: np.ndarray, u: np.ndarray) -> np.ndarray:
     """``F = -∇V - G(q)ᵀΓ + B(q)ᵀu`` at a stage (active constraint rows; u the actuated
     controls, the applied force)."""
     G = system.active_jacobian(q)
@@ -71,7 +79,7 @@ def stage_force(system, q, multipliers, u):
     return as_array(-system.potential_gradient() - matmul(G.T, as_array(multipliers)) - matmul(B.T, u_full))
 
 
-def lobatto_residuals(system, h, q0, v0, q_mid, q1, v1, lam, lam_mid, lam_end, u_start, u_mid, u_end):
+def lobatto_residuals(system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, q_mid: np.ndarray, q1: np.ndarray, v1: np.ndarray, lam: np.ndarray, lam_mid: np.ndarray, lam_end: np.ndarray, u_start: np.ndarray, u_mid: np.ndarray, u_end: np.ndarray) -> dict[str, np.ndarray]:
     """Residuals of one Lobatto IIIA–IIIB (s = 3) step (the module docstring's six groups).
 
     ``lam``, ``lam_mid``, ``lam_end`` are the stage multipliers Γ_1, Γ_2, Γ_3 (at t_k,
@@ -111,7 +119,7 @@ def lobatto_residuals(system, h, q0, v0, q_mid, q1, v1, lam, lam_mid, lam_end, u
     }
 
 
-def stage_work(system, h, q0, v0, q_mid, q1, lam, lam_mid, u_start, u_mid, u_end):
+def stage_work(system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, q_mid: np.ndarray, q1: np.ndarray, lam: np.ndarray, lam_mid: np.ndarray, u_start: np.ndarray, u_mid: np.ndarray, u_end: np.ndarray) -> Any:
     """The work done on the controls in one step by the method's quadrature,
     ``W = -h Σ_s b_s u_s·B(Q_s)V_s`` (u the applied force),
     with the IIIB stage velocities ``V_s = v_k + h M⁻¹ Σ_j â_sj F_j`` (F_3 does not enter:
@@ -154,15 +162,15 @@ class LobattoStep(OneStep):
 
     unknowns = (("q_mid", "n"), ("q", "n"), ("v", "n"), ("lam", "m"), ("lam_mid", "m"), ("lam_end", "m"))
 
-    def residuals(self, system, h, q0, v0, x, u, options):
+    def residuals(self, system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, x: Mapping[str, Any], u: np.ndarray, options: Mapping[str, Any]) -> dict[str, np.ndarray]:
         return lobatto_residuals(system, h, q0, v0, x["q_mid"], x["q"], x["v"], x["lam"], x["lam_mid"],
                                  x["lam_end"], u, u, u)
 
-    def work(self, system, h, q0, v0, x, u, options=None):
+    def work(self, system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, x: Mapping[str, Any], u: np.ndarray, options: Mapping[str, Any] | None = None) -> Any:
         """The controls' work on the step (:func:`stage_work`), the same control at every stage."""
         return stage_work(system, h, q0, v0, x["q_mid"], x["q"], x["lam"], x["lam_mid"], u, u, u)
 
-    def guess(self, system, h, q, v, previous, options):
+    def guess(self, system: ConstrainedSystem, h: Any, q: np.ndarray, v: np.ndarray, previous: Mapping[str, Any] | None, options: Mapping[str, Any]) -> dict[str, Any]:
         x = super().guess(system, h, q, v, previous, options)
         x["q_mid"] = q + 0.5 * h * v
         return x

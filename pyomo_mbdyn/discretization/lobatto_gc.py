@@ -44,12 +44,20 @@ The step is compiled once per system and rotation parametrisation
 numbers evaluate it, CasADi graphs call it, Pyomo expressions replay it).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
 import numpy as np
 
 from .charts import chart_velocity
 from .common import applied, compiled_function, symbols, thesis_controls
 from .lobatto import LOBATTO_WEIGHTS
 from .steps import ChartStep
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from ..mechanics.protocol import ConstrainedSystem
 
 __all__ = ["STAGE_RATES", "lobatto_gc_residuals", "lobatto_gc_work", "LobattoGCStep", "LOBATTO_GC_STEP"]
 
@@ -143,7 +151,7 @@ def _step_function(system, rotation):
     return compiled_function(system, ("lobatto gc step", rotation), build)
 
 
-def lobatto_gc_residuals(system, h, th0, vt0, th_mid, th1, vt1, u_start, u_mid, u_end, rotation="exp"):
+def lobatto_gc_residuals(system: ConstrainedSystem, h: Any, th0: np.ndarray, vt0: np.ndarray, th_mid: np.ndarray, th1: np.ndarray, vt1: np.ndarray, u_start: np.ndarray, u_mid: np.ndarray, u_end: np.ndarray, rotation: str = "exp") -> dict[str, np.ndarray]:
     """Residuals of one step (the module docstring's three groups), in any backend.
 
     ``u_start``, ``u_mid``, ``u_end`` are the actuated controls at the stages t_k,
@@ -172,7 +180,7 @@ def lobatto_gc_residuals(system, h, th0, vt0, th_mid, th1, vt1, u_start, u_mid, 
     return dict(zip(("start_momentum", "stage_balance", "momentum_balance"), out))
 
 
-def lobatto_gc_work(system, h, th0, th_mid, th1, u_start, u_mid, u_end, rotation="exp"):
+def lobatto_gc_work(system: ConstrainedSystem, h: Any, th0: np.ndarray, th_mid: np.ndarray, th1: np.ndarray, u_start: np.ndarray, u_mid: np.ndarray, u_end: np.ndarray, rotation: str = "exp") -> Any:
     """The work done on the controls in one step by the method's quadrature,
     ``W = -h Σ_s b_s u_s·ν_s`` (u the applied force) with
     the stage joint rates ``ν_s = B(q(Θ_s)) P̃(Θ_s) Θ̇_s`` (= Θ̇_s on a chain of revolute
@@ -209,16 +217,16 @@ class LobattoGCStep(ChartStep):
 
     unknowns = (("theta_mid", "dof"), ("theta", "dof"), ("vt", "dof"))
 
-    def residuals(self, system, h, th0, vt0, x, u, options):
+    def residuals(self, system: ConstrainedSystem, h: Any, th0: np.ndarray, vt0: np.ndarray, x: Mapping[str, Any], u: np.ndarray, options: Mapping[str, Any]) -> dict[str, np.ndarray]:
         return lobatto_gc_residuals(system, h, th0, vt0, x["theta_mid"], x["theta"], x["vt"], u, u, u,
                                     options.get("rotation", "exp"))
 
-    def work(self, system, h, th0, vt0, x, u, options=None):
+    def work(self, system: ConstrainedSystem, h: Any, th0: np.ndarray, vt0: np.ndarray, x: Mapping[str, Any], u: np.ndarray, options: Mapping[str, Any] | None = None) -> Any:
         """The controls' work on the step (:func:`lobatto_gc_work`), the same control at every stage."""
         return lobatto_gc_work(system, h, th0, x["theta_mid"], x["theta"], u, u, u,
                                (options or {}).get("rotation", "exp"))
 
-    def guess(self, system, h, th, vt, previous, options):
+    def guess(self, system: ConstrainedSystem, h: Any, th: np.ndarray, vt: np.ndarray, previous: Mapping[str, Any] | None, options: Mapping[str, Any]) -> dict[str, Any]:
         return {"theta_mid": th + 0.5 * h * vt, "theta": th + h * vt, "vt": vt}
 
 

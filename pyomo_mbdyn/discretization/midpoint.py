@@ -4,16 +4,24 @@ The baseline scheme: the chart coordinates θ of :mod:`.charts` with the
 implicit midpoint rule, neither energy nor momentum consistent.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
 import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared_array
 from .charts import chart_jets, chart_transpose
 from .common import efforts, midpoint, thesis_controls
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from ..mechanics.protocol import ConstrainedSystem
+
 __all__ = ["gc_residuals"]
 
 
-def gc_residuals(system, h, th0, vt0, th1, vt1, u, rotation="exp", nu=None, inverse_dynamics=None):
+def gc_residuals(system: ConstrainedSystem, h: Any, th0: np.ndarray, vt0: np.ndarray, th1: np.ndarray, vt1: np.ndarray, u: np.ndarray, rotation: str = "exp", nu: np.ndarray | None = None, inverse_dynamics: Callable[[np.ndarray, np.ndarray, np.ndarray], Any] | None = None) -> dict[str, np.ndarray]:
     """One step of the midpoint rule in generalised coordinates (thesis Eq. 3.40–3.42).
 
     ::

@@ -16,10 +16,20 @@ caveat); with it, and V quadratic in 𝔮 (gravity: ``V = -m g·R(𝔮) c``,
 conserved exactly.  The formulas are written over arrays of any backend.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
 import numpy as np
 
 from ..errors import ConfigurationError
 from ..mechanics.linalg import as_array, matmul, scale
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from ..mechanics.bodies import RigidBody
+    from ..mechanics.joint_kinds import Spherical
+    from ..mechanics.system import MultibodySystem
 
 __all__ = ["Q_left", "E1", "E2", "rotation_matrix", "QuaternionTop", "quaternion_residuals",
            "director_trajectory"]
@@ -27,25 +37,25 @@ __all__ = ["Q_left", "E1", "E2", "rotation_matrix", "QuaternionTop", "quaternion
 D = np.diag([1.0, -1.0, -1.0, -1.0])
 
 
-def Q_left(a):
+def Q_left(a: Sequence[Any] | np.ndarray) -> np.ndarray:
     """``Q_l(𝔞)`` with ``𝔞 ∘ 𝔟 = Q_l(𝔞) 𝔟``."""
     a0, a1, a2, a3 = a
     return as_array([[a0, -a1, -a2, -a3], [a1, a0, -a3, a2], [a2, a3, a0, -a1], [a3, -a2, a1, a0]])
 
 
-def E1(q):
+def E1(q: Sequence[Any] | np.ndarray) -> np.ndarray:
     """``E_1 = [-𝐪, q_0 I + 𝐪̂]`` (3×4); spatial angular velocity ``ω = 2 E_1 𝔮̇``."""
     q0, q1, q2, q3 = q
     return as_array([[-q1, q0, -q3, q2], [-q2, q3, q0, -q1], [-q3, -q2, q1, q0]])
 
 
-def E2(q):
+def E2(q: Sequence[Any] | np.ndarray) -> np.ndarray:
     """``E_2 = [-𝐪, q_0 I - 𝐪̂]`` (3×4); convective angular velocity ``Ω = 2 E_2 𝔮̇``."""
     q0, q1, q2, q3 = q
     return as_array([[-q1, q0, q3, -q2], [-q2, -q3, q0, q1], [-q3, q2, -q1, q0]])
 
 
-def rotation_matrix(q):
+def rotation_matrix(q: Sequence[Any] | np.ndarray) -> np.ndarray:
     """``R = E_1(𝔮) E_2(𝔮)ᵀ`` — quadratic in 𝔮, orthogonal for a unit quaternion."""
     return matmul(E1(q), E2(q).T)
 
@@ -63,7 +73,11 @@ class QuaternionTop:
     gravity : 3 numbers
     """
 
-    def __init__(self, inertia, mass=0.0, center=(0, 0, 0), gravity=(0, 0, 0)):
+    # set by :meth:`from_system` (declarations for type checkers, no values)
+    body: RigidBody
+    joint: Spherical
+
+    def __init__(self, inertia: npt.ArrayLike, mass: float = 0.0, center: npt.ArrayLike = (0, 0, 0), gravity: npt.ArrayLike = (0, 0, 0)) -> None:
         J = np.asarray(inertia, dtype=float)
         if J.shape != (3,) or np.any(J <= 0):
             raise ConfigurationError(f"QuaternionTop: inertia must be 3 positive numbers, got {inertia!r}")
@@ -74,7 +88,7 @@ class QuaternionTop:
         self.gravity = np.asarray(gravity, dtype=float)
 
     @classmethod
-    def from_system(cls, system):
+    def from_system(cls, system: MultibodySystem) -> QuaternionTop:
         """The top of a MultibodySystem: one RigidBody on a Spherical joint to the ground."""
         from ..mechanics import GROUND, RigidBody, Spherical
 
@@ -95,17 +109,17 @@ class QuaternionTop:
         return top
 
     # -- energy and momenta -----------------------------------------------------
-    def pi(self, q, p):
+    def pi(self, q: Sequence[Any] | np.ndarray, p: Sequence[Any] | np.ndarray) -> np.ndarray:
         return matmul(Q_left(q).T, as_array(p))
 
-    def kinetic_energy(self, q, p):
+    def kinetic_energy(self, q: Sequence[Any] | np.ndarray, p: Sequence[Any] | np.ndarray) -> Any:
         pi = self.pi(q, p)
         return 0.125 * sum(self.J4_inv[i] * pi[i] * pi[i] for i in range(4))
 
-    def potential_energy(self, q):
+    def potential_energy(self, q: Sequence[Any] | np.ndarray) -> Any:
         return -self.mass * sum(self.gravity[i] * x for i, x in enumerate(matmul(rotation_matrix(q), self.center)))
 
-    def potential_gradient(self, q):
+    def potential_gradient(self, q: Sequence[Any] | np.ndarray) -> np.ndarray:
         """``∇V`` (V is quadratic in 𝔮): ``-m Σ_i g_i ∇(R c)_i``, written out."""
         q = as_array(q)
         grad = as_array(np.zeros(4))
@@ -118,11 +132,11 @@ class QuaternionTop:
                 grad = as_array(grad - _dR(q, i, j) * (self.mass * self.gravity[i] * self.center[j]))
         return grad
 
-    def angular_momentum(self, q, p):
+    def angular_momentum(self, q: Sequence[Any] | np.ndarray, p: Sequence[Any] | np.ndarray) -> np.ndarray:
         """Spatial angular momentum about the fixed point, ``½ E_1(𝔮) 𝔭``."""
         return as_array(matmul(E1(q), as_array(p)) * 0.5)
 
-    def momentum(self, q, omega):
+    def momentum(self, q: Sequence[Any] | np.ndarray, omega: Sequence[Any] | np.ndarray) -> np.ndarray:
         """𝔭 for the spatial angular velocity ω at 𝔮 (numbers)."""
         q = np.asarray(q, float)
         qdot = 0.5 * E1(q).T @ np.asarray(omega, float)
@@ -138,7 +152,7 @@ def _dR(q, i, j):
                      for a in range(4)])
 
 
-def quaternion_residuals(top, h, q0, p0, q1, p1, gamma):
+def quaternion_residuals(top: QuaternionTop, h: Any, q0: npt.ArrayLike, p0: npt.ArrayLike, q1: npt.ArrayLike, p1: npt.ArrayLike, gamma: Any) -> dict[str, Any]:
     """Residuals of one step (see the module docstring): ``rotation`` (4),
     ``momentum_balance`` (4), ``unit_quaternion`` (1)."""
     q0, p0, q1, p1 = as_array(q0), as_array(p0), as_array(q1), as_array(p1)
@@ -152,7 +166,7 @@ def quaternion_residuals(top, h, q0, p0, q1, p1, gamma):
     return {"rotation": rotation, "momentum_balance": momentum, "unit_quaternion": unit}
 
 
-def director_trajectory(top, system, Q, P, h):
+def director_trajectory(top: QuaternionTop, system: MultibodySystem, Q: Sequence[np.ndarray], P: Sequence[np.ndarray], h: float) -> tuple[np.ndarray, np.ndarray]:
     """The quaternion trajectory in the system's director coordinates.
 
     ``d_i = R(𝔮) e_i``, ``φ = s + R(𝔮) c`` (s the fixed point), ``ω = 2 E_1 𝔮̇``

@@ -14,11 +14,19 @@ forces of DMOCC (DMOCC paper Eq. 3.10; cf.
 :func:`~pyomo_mbdyn.discretization.variational.lumped_controls`).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
 import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared_array
 from .common import thesis_controls
 from .steps import OneStep
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from ..mechanics.protocol import ConstrainedSystem
 
 __all__ = ["rattle_residuals", "RattleStep", "RATTLE_STEP"]
 
@@ -31,7 +39,7 @@ def _nodal_force(system, q, multipliers, u_full):
                     + matmul(B.T, u_full))
 
 
-def rattle_residuals(system, h, q0, v0, q1, v1, lam, mu, u):
+def rattle_residuals(system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, q1: np.ndarray, v1: np.ndarray, lam: np.ndarray, mu: np.ndarray, u: np.ndarray) -> dict[str, np.ndarray]:
     """Residuals of one RATTLE step ``(q_k, v_k) → (q_{k+1}, v_{k+1})`` (HLW VII.1.4, Eq. 1.26).
 
     With ``p = M v`` and the half-step momentum ``p_{k+½} = M (q_{k+1} - q_k)/h``
@@ -74,7 +82,7 @@ class RattleStep(OneStep):
 
     unknowns = (("q", "n"), ("v", "n"), ("lam", "m"), ("mu", "m"))
 
-    def residuals(self, system, h, q0, v0, x, u, options):
+    def residuals(self, system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, x: Mapping[str, Any], u: np.ndarray, options: Mapping[str, Any]) -> dict[str, np.ndarray]:
         return rattle_residuals(system, h, q0, v0, x["q"], x["v"], x["lam"], x["mu"], u)
 
 

@@ -74,17 +74,25 @@ Capabilities
     (contravariant) B(q♯) (option ``contravariant=False``; thesis §4.2).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 import importlib
 from dataclasses import dataclass, field
 
 from ..errors import ConfigurationError
-from .capabilities import capability
+from .capabilities import (CHART, HAMILTONIAN, MIDPOINTS, MULTIBODY, NODES, REDUCED, REDUNDANT, STAGES, TOP,
+                           Loads, Multipliers, SystemKind, capability)
 from .hamiltonian import GRADIENTS
 from .galerkin import GALERKIN_STEP, GAUSS_NODES, GAUSS_WEIGHTS
 from .lobatto import LOBATTO_NODES, LOBATTO_STEP, LOBATTO_WEIGHTS
 from .lobatto_gc import LOBATTO_GC_STEP
 from .rattle import RATTLE_STEP
 from .steps import BEM_STEP, DMOCC_LM_STEP, DMOCC_STEP, GC_STEP, REM_STEP
+
+if TYPE_CHECKING:
+    from ..mechanics.protocol import System
+    from .steps import ChartStep, OneStep, TwoStep
 
 __all__ = ["SchemeRecord", "SCHEMES", "record", "register", "resolve", "scheme_names", "scheme_table"]
 
@@ -112,14 +120,14 @@ class SchemeRecord:
     title: str
     reference: str
     block: str
-    step: object = None
-    system: str = "multibody"
+    step: OneStep | TwoStep | ChartStep | None = None
+    system: SystemKind = MULTIBODY
     velocities_at_nodes: bool = True
     joint_rates: bool = False
     increments: bool = False
-    final_configuration: tuple = ()
-    final_rest: str = None
-    multipliers: str = None
+    final_configuration: tuple[str, ...] = ()
+    final_rest: str | None = None
+    multipliers: Multipliers | None = None
     friction: bool = False
     controls: bool = True
     loops: bool = False
@@ -127,19 +135,19 @@ class SchemeRecord:
     momentum_consistent: bool = True
     energy_consistent: bool = False
     order: int = 2
-    loads: str = "midpoints"
+    loads: Loads | None = MIDPOINTS
     midpoint_inputs: bool = False
-    stages: tuple = field(default=())
-    ipopt_options: tuple = field(default=())
-    aliases: tuple = field(default=())
+    stages: tuple[tuple[str, float, float], ...] = field(default=())
+    ipopt_options: tuple[tuple[str, Any], ...] = field(default=())
+    aliases: tuple[str, ...] = field(default=())
     #: names of variants beside ``name`` and ``aliases``: an import path
     #: ``"module:function"`` of ``function(name) → options or None`` (DNCO:
     #: ``"direct-midpoint"`` → ``{"method": "direct", "gradient": "midpoint"}``)
-    variants: str = None
+    variants: str | None = None
     #: example variant names, for error messages and ``pyomo-mbdyn list``
-    variant_names: tuple = field(default=())
+    variant_names: tuple[str, ...] = field(default=())
     #: why a scheme has no momentum multipliers (``multipliers`` None), for the error that says so
-    no_multipliers_because: str = None
+    no_multipliers_because: str | None = None
 
     def __post_init__(self):
         # the capabilities as their objects (:mod:`pyomo_mbdyn.discretization.capabilities`), given
@@ -147,17 +155,17 @@ class SchemeRecord:
         for name, kind in (("system", "SystemKind"), ("loads", "Loads"), ("multipliers", "Multipliers")):
             object.__setattr__(self, name, capability(kind, getattr(self, name)))
 
-    def block_class(self):
+    def block_class(self) -> type:
         """The Pyomo block component class (imported on first use)."""
         module, _, name = self.block.partition(":")
         return getattr(importlib.import_module(module), name)
 
     @property
-    def unknowns(self):
+    def unknowns(self) -> tuple[tuple[str, str], ...]:
         """Names and sizes (``n``, ``m``, ``dof``) of one step's unknowns (the stepper's layout)."""
         return () if self.step is None else self.step.unknowns
 
-    def check(self, system, where, *, contravariant=True):
+    def check(self, system: System, where: str, *, contravariant: bool = True) -> None:
         """Refuse, as a :class:`~pyomo_mbdyn.errors.ConfigurationError` that starts with
         ``where`` and names the schemes that would take it, a system or option this
         scheme does not take: closed loops (``loops``), Rayleigh friction (``friction``),
@@ -175,7 +183,7 @@ class SchemeRecord:
         """
         if system.has_loops and not self.loops:
             raise ConfigurationError(
-                f"{where}: {system} has closed loops {system.layout['loop_joints']}; the {self.name} scheme "
+                f"{where}: {system} has closed loops {system.layout['loop_joints']}; the {self.name} scheme "  # type: ignore[attr-defined]  # a system with loops is a MultibodySystem
                 f"needs a tree (schemes for loops: {scheme_names(loops=True)})")
         if not contravariant and not self.midpoint_inputs:
             raise ConfigurationError(f"{where}: the plain-midpoint B (contravariant=False) is available for "
@@ -183,22 +191,22 @@ class SchemeRecord:
         friction = getattr(system, "friction", ())
         if not self.friction and len(friction) and any(friction):
             raise ConfigurationError(f"{where}: the {self.name} scheme takes no Rayleigh friction "
-                                     f"(coordinates {[v for v, k in zip(system.velocities, friction) if k]})")
+                                     f"(coordinates {[v for v, k in zip(system.velocities, friction) if k]})")  # type: ignore[attr-defined]  # a system with friction is a ConstrainedSystem
         if not self.controls and len(getattr(system, "actuated", ())):
             raise ConfigurationError(f"{where}: forward dynamics only; the system has actuators "
-                                     f"{list(system.actuated)}")
+                                     f"{list(system.actuated)}")  # type: ignore[attr-defined]  # a system with actuators is a ConstrainedSystem
 
     @property
-    def optimal_control(self):
+    def optimal_control(self) -> bool:
         """Direct optimal control on a multibody system: controls and a final configuration form."""
         return self.system.multibody and self.controls and bool(self.final_configuration)
 
 
 #: scheme name → record, in the order of registration
-SCHEMES = {}
+SCHEMES: dict[str, SchemeRecord] = {}
 
 
-def register(rec):
+def register(rec: SchemeRecord) -> SchemeRecord:
     """Add a record (its name and aliases must be new)."""
     for key in (rec.name, *rec.aliases):
         if key in SCHEMES:
@@ -207,7 +215,7 @@ def register(rec):
     return rec
 
 
-def scheme_names(**capabilities):
+def scheme_names(**capabilities: Any) -> list[str]:
     """Names of the registered schemes whose record has the given capabilities,
     e.g. ``scheme_names(optimal_control=True)``.
 
@@ -215,14 +223,14 @@ def scheme_names(**capabilities):
     --------
     >>> scheme_names(optimal_control=True)
     ['bem', 'rem', 'dmocc', 'dmocc_lm', 'gc', 'rattle', 'lobatto', 'lobatto_gc', 'cg2']
-    >>> scheme_names(energy_consistent=True), scheme_names(system="hamiltonian")
+    >>> scheme_names(energy_consistent=True), scheme_names(system=HAMILTONIAN)
     (['bem', 'rem', 'cg2'], ['dnco'])
     """
     return [name for name, rec in SCHEMES.items()
             if all(getattr(rec, key) == value for key, value in capabilities.items())]
 
 
-def scheme_table():
+def scheme_table() -> str:
     """The registered schemes as a Markdown table (the README's and the user guide's,
     generated here so that they list what the registry holds): per multibody scheme its
     method, order, whether T + V + W (the energy balance with the controls' work) and the
@@ -253,13 +261,13 @@ def scheme_table():
     return text
 
 
-def record(scheme):
+def record(scheme: str | SchemeRecord) -> SchemeRecord:
     """The record of ``scheme`` (a name, alias or variant name such as ``"direct-midpoint"``);
     a clear error listing the names otherwise (:func:`resolve`)."""
     return resolve(scheme)[0]
 
 
-def resolve(scheme):
+def resolve(scheme: str | SchemeRecord) -> tuple[SchemeRecord, dict[str, Any]]:
     """``(record, options)`` of every scheme name the library accepts, read once here:
     a registered name or alias gives ``(record, {})``; a variant name the options it
     states for the record's block (``"dnco-greenspan"`` → the DNCO record and
@@ -306,62 +314,62 @@ register(SchemeRecord(
     name="bem", title="energy-momentum scheme with interval multipliers (BEM)",
     reference="thesis §2.3, Eq. (3.21)-(3.23)", block="pyomo_mbdyn.schemes.bem:BEMBlock",
     step=BEM_STEP, joint_rates=True, final_configuration=("nodes", "chart"), final_rest="joint_rates",
-    multipliers="redundant", friction=True, loops=True, coordinate_systems=True, energy_consistent=True,
+    multipliers=REDUNDANT, friction=True, loops=True, coordinate_systems=True, energy_consistent=True,
     midpoint_inputs=True))
 register(SchemeRecord(
     name="rem", title="energy-momentum scheme reduced by the discrete null space method (REM)",
     reference="thesis §2.4, Eq. (3.34)", block="pyomo_mbdyn.schemes.rem:REMBlock",
     step=REM_STEP, joint_rates=True, increments=True, final_configuration=("increments", "chart"),
-    final_rest="joint_rates", multipliers="reduced", friction=True, loops=True, coordinate_systems=True,
+    final_rest="joint_rates", multipliers=REDUCED, friction=True, loops=True, coordinate_systems=True,
     energy_consistent=True))
 register(SchemeRecord(
     name="dmocc", title="variational midpoint scheme reduced by the discrete null space method (DMOCC)",
     reference="DMOCC paper §3, Eq. (3.12)", block="pyomo_mbdyn.schemes.dmocc:DMOCCBlock",
     step=DMOCC_STEP, velocities_at_nodes=False, increments=True,
-    final_configuration=("increments", "chart"), final_rest="legendre", loops=True, loads="nodes",
+    final_configuration=("increments", "chart"), final_rest="legendre", loops=True, loads=NODES,
     no_multipliers_because=_DMOCC_MULTIPLIERS))
 register(SchemeRecord(
     name="dmocc_lm", title="variational midpoint scheme with node multipliers (DMOCC-LM)",
     reference="DMOCC paper §3, Eq. (3.6)", block="pyomo_mbdyn.schemes.dmocc:DMOCCLMBlock",
     step=DMOCC_LM_STEP, velocities_at_nodes=False, final_configuration=("nodes",),
-    final_rest="legendre", loops=True, loads="nodes", no_multipliers_because=_DMOCC_MULTIPLIERS))
+    final_rest="legendre", loops=True, loads=NODES, no_multipliers_because=_DMOCC_MULTIPLIERS))
 register(SchemeRecord(
     name="gc", title="midpoint rule in generalised (chart) coordinates (GC)",
     reference="thesis §2.5, Eq. (3.40)-(3.42)", block="pyomo_mbdyn.schemes.gc:GCBlock",
     step=GC_STEP, joint_rates=True, final_configuration=("chart",), final_rest="chart_velocity",
-    multipliers="chart", friction=True, coordinate_systems=True, momentum_consistent=False))
+    multipliers=CHART, friction=True, coordinate_systems=True, momentum_consistent=False))
 register(SchemeRecord(
     name="rattle", title="RATTLE: constrained Störmer–Verlet, symplectic (position-level constraints)",
     reference="Hairer, Lubich & Wanner, Geometric Numerical Integration, VII.1.4",
     block="pyomo_mbdyn.schemes.rattle:RATTLEBlock", step=RATTLE_STEP, final_configuration=("nodes",),
-    final_rest="joint_rates", coordinate_systems=True, loads="nodes"))
+    final_rest="joint_rates", coordinate_systems=True, loads=NODES))
 register(SchemeRecord(
     name="lobatto", title="Lobatto IIIA–IIIB, three stages: fourth-order constrained variational integrator",
     reference="Jay 1996 (SPARK); Hairer, Lubich & Wanner, Geometric Numerical Integration, VII.1.5",
     block="pyomo_mbdyn.schemes.lobatto:LobattoBlock", step=LOBATTO_STEP, final_configuration=("nodes",),
-    final_rest="joint_rates", loops=True, coordinate_systems=True, order=4, loads="stages",
+    final_rest="joint_rates", loops=True, coordinate_systems=True, order=4, loads=STAGES,
     stages=LOBATTO_STAGES))
 register(SchemeRecord(
     name="lobatto_gc", title="Lobatto IIIA–IIIB, three stages, in generalised (chart) coordinates: fourth-order GC",
     reference="Marsden & West 2001, §2.6; Hairer, Lubich & Wanner, Geometric Numerical Integration, VI.6.3",
     block="pyomo_mbdyn.schemes.lobatto_gc:LobattoGCBlock", step=LOBATTO_GC_STEP, final_configuration=("chart",),
-    final_rest="chart_velocity", coordinate_systems=True, momentum_consistent=False, order=4, loads="stages",
+    final_rest="chart_velocity", coordinate_systems=True, momentum_consistent=False, order=4, loads=STAGES,
     stages=LOBATTO_STAGES))
 register(SchemeRecord(
     name="cg2", title="energy-momentum time finite element cG(2): fourth order, energy and momenta exact",
     reference="Betsch & Steinmann, Conservation properties of a time FE method, parts I and III (2000, 2002)",
     block="pyomo_mbdyn.schemes.galerkin:GalerkinBlock", step=GALERKIN_STEP, final_configuration=("nodes",),
     final_rest="joint_rates", loops=True, coordinate_systems=True, energy_consistent=True, order=4,
-    loads="stages", stages=tuple((name, float(c), float(b)) for name, c, b in
+    loads=STAGES, stages=tuple((name, float(c), float(b)) for name, c, b in
                                  zip(("u", "u_late"), GAUSS_NODES, GAUSS_WEIGHTS)),
     # the arm at N = 20: 1.2 s with METIS against 10.6 s with SCOTCH (8 iterations both)
     ipopt_options=(("mumps_pivot_order", 5),)))
 register(SchemeRecord(
     name="quaternion", title="quaternion energy-momentum scheme for a heavy top",
     reference="thesis ch. 5 (Betsch & Siebert 2009)", block="pyomo_mbdyn.schemes.quaternion:QuaternionBlock",
-    system="top", controls=False, loads=None))
+    system=TOP, controls=False, loads=None))
 register(SchemeRecord(
     name="dnco", title="indirect Hamiltonian-conserving DNCO (state, costate and control equations)",
     reference="thesis §2.11, ch. 8", block="pyomo_mbdyn.schemes.dnco:DNCOBlock",
-    system="hamiltonian", loads=None, variants="pyomo_mbdyn.discretization.hamiltonian:dnco_variant",
+    system=HAMILTONIAN, loads=None, variants="pyomo_mbdyn.discretization.hamiltonian:dnco_variant",
     variant_names=("direct", *(f"{m}-{g}" for m in ("dnco", "direct") for g in GRADIENTS))))

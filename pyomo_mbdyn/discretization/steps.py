@@ -15,6 +15,10 @@ starting point.  There are three families, by what a step carries over:
 (``contravariant``, ``rotation``).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
 import numpy as np
 
 from .charts import chart, chart_coordinates, chart_velocity
@@ -23,11 +27,15 @@ from .energy_momentum import bem_residuals, rem_residuals
 from .midpoint import gc_residuals
 from .variational import dmocc_lm_residuals, dmocc_residuals, projected_velocity
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from ..mechanics.protocol import ConstrainedSystem
+
 __all__ = ["OneStep", "TwoStep", "ChartStep", "BEM_STEP", "REM_STEP", "DMOCC_STEP", "DMOCC_LM_STEP",
            "GC_STEP", "layout"]
 
 
-def layout(step, system):
+def layout(step: OneStep | TwoStep | ChartStep, system: ConstrainedSystem) -> tuple[list[tuple[str, slice]], int]:
     """``[(name, slice)]`` of the step's unknowns in one vector, and its length."""
     sizes = {"n": system.n, "m": system.m_active, "dof": system.n_velocities}
     out, start = [], 0
@@ -47,12 +55,12 @@ class OneStep:
     two_step = False
     #: the state is the chart's (θ_k, ṽ_k) rather than (q_k, v_k)
     in_chart = False
-    unknowns = ()
+    unknowns: tuple[tuple[str, str], ...] = ()
 
-    def residuals(self, system, h, q0, v0, x, u, options):  # pragma: no cover - abstract
+    def residuals(self, system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, x: Mapping[str, Any], u: np.ndarray, options: Mapping[str, Any]) -> dict[str, np.ndarray]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def guess(self, system, h, q, v, previous, options):
+    def guess(self, system: ConstrainedSystem, h: Any, q: np.ndarray, v: np.ndarray, previous: Mapping[str, Any] | None, options: Mapping[str, Any]) -> dict[str, Any]:
         """Newton start: a position step along v, the previous step's other unknowns."""
         x = dict(previous) if previous is not None else {}
         x["q"], x["v"] = q + h * v, v
@@ -62,7 +70,7 @@ class OneStep:
 class BEMStep(OneStep):
     unknowns = (("q", "n"), ("v", "n"), ("lam", "m"), ("nu", "dof"))
 
-    def residuals(self, system, h, q0, v0, x, u, options):
+    def residuals(self, system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, x: Mapping[str, Any], u: np.ndarray, options: Mapping[str, Any]) -> dict[str, np.ndarray]:
         return bem_residuals(system, h, q0, v0, x["q"], x["v"], x["lam"], x["nu"], u,
                              options.get("contravariant", True))
 
@@ -70,11 +78,11 @@ class BEMStep(OneStep):
 class REMStep(OneStep):
     unknowns = (("w", "dof"), ("q", "n"), ("v", "n"), ("nu", "dof"))
 
-    def residuals(self, system, h, q0, v0, x, u, options):
+    def residuals(self, system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, x: Mapping[str, Any], u: np.ndarray, options: Mapping[str, Any]) -> dict[str, np.ndarray]:
         return rem_residuals(system, h, q0, v0, x["w"], x["q"], x["v"], x["nu"], u,
                              options.get("rotation", "exp"))
 
-    def guess(self, system, h, q, v, previous, options):
+    def guess(self, system: ConstrainedSystem, h: Any, q: np.ndarray, v: np.ndarray, previous: Mapping[str, Any] | None, options: Mapping[str, Any]) -> dict[str, Any]:
         x = dict(previous) if previous is not None else {}
         nu = x["nu"] if previous is not None else np.zeros(system.n_velocities)
         x["w"] = h * nu
@@ -89,15 +97,15 @@ class TwoStep:
 
     family = "two-step"
     two_step, in_chart = True, False
-    unknowns = ()
+    unknowns: tuple[tuple[str, str], ...] = ()
 
-    def guess(self, system, h, q, q_prev_or_v, previous, options, first):
+    def guess(self, system: ConstrainedSystem, h: Any, q: np.ndarray, q_prev_or_v: np.ndarray, previous: Mapping[str, Any] | None, options: Mapping[str, Any], first: bool) -> dict[str, Any]:
         x = dict(previous) if previous is not None else {}
         x["q"] = q + h * q_prev_or_v if first else 2 * q - q_prev_or_v
         return x
 
     @staticmethod
-    def node_velocities(system, h, Q, U, v0):
+    def node_velocities(system: ConstrainedSystem, h: Any, Q: Sequence[np.ndarray], U: Sequence[np.ndarray], v0: np.ndarray) -> np.ndarray:
         """v_0 and the projected discrete Legendre transform at k ≥ 1 (DMOCC 3.16)."""
         N = len(Q) - 1
         V = [v0] + [projected_velocity(system, h, Q[k], Q[k + 1], U[k]) for k in range(1, N)]
@@ -108,25 +116,25 @@ class TwoStep:
 class DMOCCLMStep(TwoStep):
     unknowns = (("q", "n"), ("lam", "m"))
 
-    def first_residuals(self, system, h, q0, v0, x, u, options):
+    def first_residuals(self, system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, x: Mapping[str, Any], u: np.ndarray, options: Mapping[str, Any]) -> dict[str, np.ndarray]:
         return dmocc_lm_residuals(system, h, None, q0, x["q"], x["lam"], None, u, v0=v0)
 
-    def residuals(self, system, h, q_prev, q, x, u_prev, u, options):
+    def residuals(self, system: ConstrainedSystem, h: Any, q_prev: np.ndarray, q: np.ndarray, x: Mapping[str, Any], u_prev: np.ndarray, u: np.ndarray, options: Mapping[str, Any]) -> dict[str, np.ndarray]:
         return dmocc_lm_residuals(system, h, q_prev, q, x["q"], x["lam"], u_prev, u)
 
 
 class DMOCCStep(TwoStep):
     unknowns = (("w", "dof"), ("q", "n"))
 
-    def first_residuals(self, system, h, q0, v0, x, u, options):
+    def first_residuals(self, system: ConstrainedSystem, h: Any, q0: np.ndarray, v0: np.ndarray, x: Mapping[str, Any], u: np.ndarray, options: Mapping[str, Any]) -> dict[str, np.ndarray]:
         return dmocc_residuals(system, h, None, q0, x["w"], x["q"], None, u, v0=v0,
                                rotation=options.get("rotation", "exp"))
 
-    def residuals(self, system, h, q_prev, q, x, u_prev, u, options):
+    def residuals(self, system: ConstrainedSystem, h: Any, q_prev: np.ndarray, q: np.ndarray, x: Mapping[str, Any], u_prev: np.ndarray, u: np.ndarray, options: Mapping[str, Any]) -> dict[str, np.ndarray]:
         return dmocc_residuals(system, h, q_prev, q, x["w"], x["q"], u_prev, u,
                                rotation=options.get("rotation", "exp"))
 
-    def guess(self, system, h, q, q_prev_or_v, previous, options, first):
+    def guess(self, system: ConstrainedSystem, h: Any, q: np.ndarray, q_prev_or_v: np.ndarray, previous: Mapping[str, Any] | None, options: Mapping[str, Any], first: bool) -> dict[str, Any]:
         x = dict(previous) if previous is not None else {}
         if previous is None:
             nu = np.linalg.lstsq(numeric_kinematics(system, q, ("P_tree",))[0], q_prev_or_v, rcond=None)[0]
@@ -141,21 +149,21 @@ class ChartStep:
 
     family = "chart"
     two_step, in_chart = False, True
-    unknowns = (("theta", "dof"), ("vt", "dof"))
+    unknowns: tuple[tuple[str, str], ...] = (("theta", "dof"), ("vt", "dof"))
 
-    def residuals(self, system, h, th0, vt0, x, u, options):
+    def residuals(self, system: ConstrainedSystem, h: Any, th0: np.ndarray, vt0: np.ndarray, x: Mapping[str, Any], u: np.ndarray, options: Mapping[str, Any]) -> dict[str, np.ndarray]:
         return gc_residuals(system, h, th0, vt0, x["theta"], x["vt"], u, options.get("rotation", "exp"))
 
-    def guess(self, system, h, th, vt, previous, options):
+    def guess(self, system: ConstrainedSystem, h: Any, th: np.ndarray, vt: np.ndarray, previous: Mapping[str, Any] | None, options: Mapping[str, Any]) -> dict[str, Any]:
         return {"theta": th + h * vt, "vt": vt}
 
     @staticmethod
-    def enter(system, q0, v0, options):
+    def enter(system: ConstrainedSystem, q0: np.ndarray, v0: np.ndarray, options: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         """(θ_0, ṽ_0) of the initial state."""
         return chart_coordinates(system, q0, v0, options.get("rotation", "exp"))
 
     @staticmethod
-    def leave(system, TH, VT, options):
+    def leave(system: ConstrainedSystem, TH: Sequence[np.ndarray], VT: Sequence[np.ndarray], options: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(q, v, ν) of a chart trajectory: nodes through the chart, ν = B(q(θ_{k+½})) v_{k+½}."""
         rotation = options.get("rotation", "exp")
         Q = np.array([np.asarray(chart(system, t, rotation), float) for t in TH])

@@ -7,16 +7,24 @@ discrete Legendre transform (3.16) that recovers node velocities.  Any
 backend (floats, Pyomo, CasADi).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
 import numpy as np
 
 from ..mechanics.linalg import as_array, matmul, shared, shared_array
 from .common import numeric_kinematics, thesis_controls
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from ..mechanics.protocol import ConstrainedSystem
+
 __all__ = ["lagrangian_slopes", "lumped_controls", "dmocc_lm_residuals", "dmocc_residuals",
            "projected_velocity", "final_velocity"]
 
 
-def lagrangian_slopes(system, h, qa, qb):
+def lagrangian_slopes(system: ConstrainedSystem, h: Any, qa: np.ndarray, qb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(D1 L_d(qa, qb), D2 L_d(qa, qb))`` of the midpoint discrete Lagrangian.
 
     ``L_d = h [½ ((qb - qa)/h)ᵀ M ((qb - qa)/h) - V((qa + qb)/2)]`` (DMOCC 3.2):
@@ -39,7 +47,7 @@ def lagrangian_slopes(system, h, qa, qb):
     return as_array(-momentum - gravity), as_array(momentum - gravity)
 
 
-def lumped_controls(system, q, u, h):
+def lumped_controls(system: ConstrainedSystem, q: np.ndarray, u: np.ndarray, h: Any) -> np.ndarray:
     """``(h/2) B(q)ᵀ ū`` with ``ū = -u`` — the redundant force of one lumped control in the
     paper's sign (DMOCC 3.10–3.11): with ``u`` the applied force the discrete force is
     ``f = (h/2) Bᵀ u``.
@@ -48,7 +56,7 @@ def lumped_controls(system, q, u, h):
     return as_array(matmul(system.control_matrix(q).T, u_full) * (0.5 * h))
 
 
-def dmocc_lm_residuals(system, h, q_prev, q, q_next, lam, u_prev, u, v0=None):
+def dmocc_lm_residuals(system: ConstrainedSystem, h: Any, q_prev: np.ndarray | None, q: np.ndarray, q_next: np.ndarray, lam: np.ndarray, u_prev: np.ndarray | None, u: np.ndarray, v0: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Constrained forced discrete Euler–Lagrange equations at node n (DMOCC 3.6).
 
     ::
@@ -66,16 +74,16 @@ def dmocc_lm_residuals(system, h, q_prev, q, q_next, lam, u_prev, u, v0=None):
     G = system.active_jacobian(q)  # closed loops: the redundant loop rows dropped
     if q_prev is None:
         M = np.diag(system.mass_matrix())
-        balance = as_array(M * as_array(v0) + D1 - matmul(G.T, lam) * (0.5 * h)
+        balance = as_array(M * as_array(v0) + D1 - matmul(G.T, lam) * (0.5 * h)  # type: ignore[arg-type]  # v0 is given at the first node (q_prev None)
                            - lumped_controls(system, q, u, h))
     else:
         _, D2 = lagrangian_slopes(system, h, q_prev, q)
-        balance = as_array(D2 + D1 - matmul(G.T, lam) * h - lumped_controls(system, q, u_prev, h)
+        balance = as_array(D2 + D1 - matmul(G.T, lam) * h - lumped_controls(system, q, u_prev, h)  # type: ignore[arg-type]  # u_prev is given past the first node
                            - lumped_controls(system, q, u, h))
     return {"momentum_matching": balance, "constraint": system.active_constraints(q_next)}
 
 
-def dmocc_residuals(system, h, q_prev, q, w, q_next, u_prev, u, v0=None, rotation="exp"):
+def dmocc_residuals(system: ConstrainedSystem, h: Any, q_prev: np.ndarray | None, q: np.ndarray, w: np.ndarray, q_next: np.ndarray, u_prev: np.ndarray | None, u: np.ndarray, v0: np.ndarray | None = None, rotation: str = "exp") -> dict[str, np.ndarray]:
     """The reduced DMOCC step (DMOCC 3.12) with the nodal reparametrisation.
 
     ::
@@ -103,7 +111,7 @@ def dmocc_residuals(system, h, q_prev, q, w, q_next, u_prev, u, v0=None, rotatio
     u_now = reduced(u) * (0.5 * h)
     if q_prev is None:
         M = np.diag(system.mass_matrix())
-        inner = shared_array(M * as_array(v0) + D1)
+        inner = shared_array(M * as_array(v0) + D1)  # type: ignore[arg-type]  # v0 is given at the first node (q_prev None)
         balance = as_array(matmul(P.T, inner) - u_now)
     else:
         _, D2 = lagrangian_slopes(system, h, q_prev, q)
@@ -118,7 +126,7 @@ def dmocc_residuals(system, h, q_prev, q, w, q_next, u_prev, u, v0=None, rotatio
     return out
 
 
-def projected_velocity(system, h, q, q_next, u, q_prev=None, u_prev=None):
+def projected_velocity(system: ConstrainedSystem, h: Any, q: np.ndarray, q_next: np.ndarray | None, u: np.ndarray | None, q_prev: np.ndarray | None = None, u_prev: np.ndarray | None = None) -> np.ndarray:
     """Node velocity ``M⁻¹ ᵠp`` from the projected discrete Legendre transform (DMOCC 3.16).
 
     ``p̃⁻_n = -D1L_d(q_n, q_{n+1}) - (h/2) B(q_n)ᵀu_n`` (u the applied force; or, at the last node,
@@ -148,13 +156,13 @@ def projected_velocity(system, h, q, q_next, u, q_prev=None, u_prev=None):
     True
     """
     if q_next is None:  # the last node: the same formula as in optimisation problems
-        return np.asarray(final_velocity(system, h, np.asarray(q_prev, float), np.asarray(q, float), u_prev),
+        return np.asarray(final_velocity(system, h, np.asarray(q_prev, float), np.asarray(q, float), u_prev),  # type: ignore[arg-type]  # q_prev and u_prev are given at the last node (q_next None)
                           float)
     M = system.mass_matrix()
     q = np.asarray(q, float)
     G, B = numeric_kinematics(system, q, ("G", "B"))  # compiled once per system
     D1, _ = lagrangian_slopes(system, h, q, np.asarray(q_next, float))
-    p = -np.asarray(D1, float) + B.T @ np.asarray(thesis_controls(system, u), float) * (0.5 * h)
+    p = -np.asarray(D1, float) + B.T @ np.asarray(thesis_controls(system, u), float) * (0.5 * h)  # type: ignore[arg-type, type-var]  # u is given before the last node
     G = G.reshape(system.m, system.n)
     Minv = np.diag(1.0 / np.diag(M))
     if G.shape[0]:
@@ -164,7 +172,7 @@ def projected_velocity(system, h, q, q_next, u, q_prev=None, u_prev=None):
 
 
 
-def final_velocity(system, h, q_prev, q, u_prev):
+def final_velocity(system: ConstrainedSystem, h: Any, q_prev: np.ndarray, q: np.ndarray, u_prev: np.ndarray) -> np.ndarray:
     """``v_N = M⁻¹ ᵠp⁺_N`` from the projected discrete Legendre transform (DMOCC 3.16), any backend.
 
     ``p̃⁺_N = D2L_d(q_{N-1}, q_N) + (h/2) B(q_N)ᵀu_{N-1}`` and ``M⁻¹Q = M⁻¹ - M⁻¹Gᵀ(GM⁻¹Gᵀ)⁻¹GM⁻¹``
@@ -208,7 +216,7 @@ def final_velocity(system, h, q_prev, q, u_prev):
     dof = P.shape[1] if P.ndim == 2 else system.n_velocities
     P = P.reshape(n, dof)
     M = np.diag(np.asarray(system.mass_matrix(), float))
-    force = system.reduced_forces(q, thesis_controls(system, u_prev))  # Pᵀ Bᵀ ū (= ū = -u where B P = I)
+    force = system.reduced_forces(q, thesis_controls(system, u_prev))  # type: ignore[attr-defined]  # DMOCC takes a MultibodySystem only (its record: coordinate_systems=False); Pᵀ Bᵀ ū (= ū = -u where B P = I)
     MP = [[P[i, a] * M[i] for a in range(dof)] for i in range(n)]
     A = [[shared(sum(P[i, a] * MP[i][b] for i in range(n))) for b in range(dof)] for a in range(dof)]
     rhs = [shared(sum(P[i, a] * D2[i] for i in range(n)) - 0.5 * h * force[a]) for a in range(dof)]
