@@ -3,6 +3,10 @@
 The step equations are :func:`pyomo_mbdyn.discretization.quaternion.quaternion_residuals`.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..discretization.quaternion import E1, Q_left, quaternion_residuals
@@ -10,13 +14,17 @@ from ..errors import ConfigurationError
 from ..mechanics.numeric import real
 from .stepper import NewtonFunction, newton_solve
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from ..discretization.quaternion import QuaternionTop
+
 __all__ = ["QuaternionStepper"]
 
 
 class QuaternionStepper:
     """Newton stepper for :func:`quaternion_residuals` (unknowns 𝔮, 𝔭, γ)."""
 
-    def __init__(self, top, h, tol=1e-12, max_iter=25):
+    def __init__(self, top: QuaternionTop, h: float, tol: float = 1e-12, max_iter: int = 25) -> None:
         import casadi
 
         self.top, self.h, self.tol, self.max_iter = top, real(h, "time step h", positive=True), tol, max_iter
@@ -51,7 +59,7 @@ class QuaternionStepper:
                 + ("; the quaternion midpoint rule resolves less than about 3 rad per step: use more steps."
                    if angle > 2.5 else "."))
 
-    def simulate(self, q0, p0, steps):
+    def simulate(self, q0: npt.ArrayLike, p0: npt.ArrayLike, steps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         q0, p0 = np.asarray(q0, float), np.asarray(p0, float)
         if abs(q0 @ q0 - 1) > 1e-12 or abs(q0 @ p0) > 1e-9 * max(1.0, np.abs(p0).max()):
             raise ConfigurationError("quaternion: initial state must satisfy |q| = 1 and q·p = 0")
@@ -61,7 +69,7 @@ class QuaternionStepper:
             x = np.concatenate([*self._predict(Q[-1], P[-1]), [gamma]])
             x, it = newton_solve(self._residual, x, (Q[-1], P[-1]), self.tol, self.max_iter,
                                  1.0 + np.abs(P[-1]).max(), f"quaternion step {k}",
-                                 explain=lambda q=Q[-1], p=P[-1]: self._turn_note(q, p))
+                                 explain=lambda q=Q[-1], p=P[-1]: self._turn_note(q, p))  # type: ignore[misc]  # defaults bind this step's state
             gamma = x[8]
             Q.append(x[0:4])
             P.append(x[4:8])

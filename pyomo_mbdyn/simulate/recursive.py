@@ -20,12 +20,19 @@ knowledge; fed the correspondence of Sec. V it reproduces the recursion.
 (e.g. a robot from ``MultibodySystem.from_urdf``) into a chain.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import ConfigurationError
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from ..mechanics.system import MultibodySystem
 
 __all__ = ["ChainJoint", "ChainBody", "Chain", "lq_sweep", "cross6", "inverse_dynamics"]
 
@@ -72,7 +79,7 @@ def _stack(parts):
     return np.concatenate(parts)
 
 
-def cross6(v):
+def cross6(v: np.ndarray) -> np.ndarray:
     """``v^× = [[ω^×, v^×], [0, ω^×]]`` for v = (v, ω) (D4)."""
     return _blocks(_hat(v[3:6]), _hat(v[0:3]), np.zeros((3, 3)), _hat(v[3:6]))
 
@@ -107,7 +114,7 @@ class ChainJoint:
     (1, array([0., 0., 0., 0., 0., 1.]))
     """
 
-    def __init__(self, dofs, rotation, offset, name="joint"):
+    def __init__(self, dofs: int, rotation: Callable[[Any], Any], offset: Callable[[Any], Any], name: str = "joint") -> None:
         import casadi
 
         self.dofs, self.name = int(dofs), name
@@ -130,7 +137,7 @@ class ChainJoint:
         Pdot = casadi.jtimes(P, g, gd) if cols else casadi.SX(6, 0)
         self._fun = casadi.Function(_function_name(name), [g, gd], [C, r, P, Pdot])
 
-    def evaluate(self, gamma, gamma_dot):
+    def evaluate(self, gamma: Any, gamma_dot: Any) -> tuple[Any, ...]:
         """(C_{n,n-1}, r, 𝓟, 𝓟̇) at (γ, γ̇) as numpy arrays (CasADi SX for SX arguments)."""
         if _symbolic(gamma, gamma_dot):
             return tuple(self._fun(gamma, gamma_dot))
@@ -148,11 +155,11 @@ class ChainJoint:
         return casadi.SX.eye(3) + casadi.sin(angle) * A + (1 - casadi.cos(angle)) * (A @ A)
 
     @classmethod
-    def revolute(cls, offset, axis=(0, 0, 1), name="revolute"):
+    def revolute(cls, offset: npt.ArrayLike, axis: Sequence[float] = (0, 0, 1), name: str = "revolute") -> ChainJoint:
         return cls(1, lambda g: cls._axis_rotation(axis, g[0]), lambda g: np.asarray(offset, float), name)
 
     @classmethod
-    def prismatic(cls, offset, axis=(1, 0, 0), rotation=None, name="prismatic"):
+    def prismatic(cls, offset: npt.ArrayLike, axis: Sequence[float] = (1, 0, 0), rotation: npt.ArrayLike | None = None, name: str = "prismatic") -> ChainJoint:
         import casadi
 
         a = np.asarray(axis, float) / np.linalg.norm(axis)
@@ -160,13 +167,13 @@ class ChainJoint:
         return cls(1, lambda g: casadi.SX(R0), lambda g: np.asarray(offset, float) + g[0] * a, name)
 
     @classmethod
-    def universal(cls, offset, name="universal"):
+    def universal(cls, offset: npt.ArrayLike, name: str = "universal") -> ChainJoint:
         """R = R_x(γ_1) R_y(γ_2)."""
         return cls(2, lambda g: cls._axis_rotation((1, 0, 0), g[0]) @ cls._axis_rotation((0, 1, 0), g[1]),
                    lambda g: np.asarray(offset, float), name)
 
     @classmethod
-    def spherical(cls, offset, name="spherical"):
+    def spherical(cls, offset: npt.ArrayLike, name: str = "spherical") -> ChainJoint:
         """1-2-3 Euler angles, R = R_x R_y R_z (𝓟 not orthonormal: 𝓘 ≠ 1)."""
         return cls(3, lambda g: cls._axis_rotation((1, 0, 0), g[0]) @ cls._axis_rotation((0, 1, 0), g[1])
                    @ cls._axis_rotation((0, 0, 1), g[2]), lambda g: np.asarray(offset, float), name)
@@ -191,7 +198,7 @@ class ChainBody:
     com: np.ndarray
     inertia: np.ndarray
 
-    def mass_matrix(self):
+    def mass_matrix(self) -> np.ndarray:
         """𝓜_n about 𝒪_n (D3): [[m 1, -c^×], [c^×, J]] with c = m ρ, J = J_c - m ρ^× ρ^×."""
         rho = np.asarray(self.com, float)
         c = self.mass * rho
@@ -238,12 +245,12 @@ class Chain:
         self.dof = int(self.offsets[-1])
         self._M = [b.mass_matrix() for b in self.bodies]
 
-    def _split(self, x):
+    def _split(self, x: Any) -> list[Any]:
         if _symbolic(x):
             return [x[int(self.offsets[n]):int(self.offsets[n + 1])] for n in range(len(self.joints))]
         return [np.asarray(x[self.offsets[n]:self.offsets[n + 1]], float) for n in range(len(self.joints))]
 
-    def kinematics(self, gamma, gamma_dot):
+    def kinematics(self, gamma: npt.ArrayLike, gamma_dot: npt.ArrayLike) -> list[dict[str, Any]]:
         """Outward pass (Step 2): per body (𝓣, 𝓟, v, a_non, f_I, orientation)."""
         out = []
         v_prev, a_prev, R_abs = np.zeros(6), np.zeros(6), np.eye(3)
@@ -269,14 +276,16 @@ class Chain:
             nets.append(ext + f_I - M @ k["a_non"])                        # f_net (D18)
         return nets
 
-    def forward_dynamics(self, gamma, gamma_dot, tau=None, f_ext=None):
+    def forward_dynamics(self, gamma: npt.ArrayLike, gamma_dot: npt.ArrayLike, tau: npt.ArrayLike | None = None, f_ext: Sequence[npt.ArrayLike] | None = None) -> np.ndarray:
         """γ̈ by the recursive algorithm (O(N)); ``tau`` = joint generalised forces 𝓘 f_c."""
         kin = self.kinematics(gamma, gamma_dot)
         tau = self._split(np.zeros(self.dof) if tau is None else tau)
         nets = self._net_forces(kin, f_ext)
         N = len(kin) - 1
+        Psi: list[Any]
+        psi: list[Any]
         Psi, psi = [None] * (N + 1), [None] * (N + 1)
-        K = [None] * (N + 1)
+        K: list[Any] = [None] * (N + 1)
         Psi[N], psi[N] = self._M[N].copy(), -nets[N]                       # (D21)
         for n in range(N - 1, -1, -1):                                     # Step 3
             P1, T1 = kin[n + 1]["P"], kin[n + 1]["T"]
@@ -305,7 +314,7 @@ class Chain:
             raise ConfigurationError(f"Chain: {what} must be {self.dof} finite numbers, got {x.tolist()!r}")
         return x
 
-    def inverse_dynamics(self, gamma, gamma_dot, gamma_ddot, f_ext=None):
+    def inverse_dynamics(self, gamma: npt.ArrayLike, gamma_dot: npt.ArrayLike, gamma_ddot: npt.ArrayLike, f_ext: Sequence[npt.ArrayLike] | None = None) -> np.ndarray:
         """The joint forces τ that produce the joint accelerations γ̈ (recursive Newton–Euler, O(N)).
 
         ``τ = H(γ) γ̈ - Lᵀ f_net(γ, γ̇)`` = ``M(θ) θ̈ + c(θ, θ̇) + g(θ)`` in robotics notation,
@@ -362,7 +371,7 @@ class Chain:
             tau[n] = kin[n]["P"].T @ outboard                                  # (D43)
         return _stack(tau)
 
-    def inverse_dynamics_function(self):
+    def inverse_dynamics_function(self) -> Any:
         """The recursive Newton–Euler inverse dynamics of :meth:`inverse_dynamics` (the same
         code, traced once on CasADi symbols) as a CasADi ``Function`` (γ, γ̇, γ̈) ↦ τ:
         O(N) instructions (the Panda's: about 1 500), for solvers and for formulas that
@@ -390,7 +399,7 @@ class Chain:
         return function
 
     @classmethod
-    def from_system(cls, system):
+    def from_system(cls, system: MultibodySystem) -> Chain:
         """The chain of a serial :class:`~pyomo_mbdyn.mechanics.MultibodySystem` of revolute
         and prismatic joints (a robot arm, e.g. from ``MultibodySystem.from_urdf``).
 
@@ -433,7 +442,7 @@ class Chain:
             where = [v for v, k in zip(system.velocities, system.friction) if k]
             raise ConfigurationError(f"Chain.from_system: {name!r} has joint friction on {where}; "
                                      f"the chain has none")
-        children = {}
+        children: dict[str, Any] = {}
         for jname in layout["tree_joints"]:
             joint = system.joints[jname]
             if joint.axis_motion is None:
@@ -455,16 +464,16 @@ class Chain:
             else:  # a point mass on a rod: the joint at the hinge, the mass at the rod's end
                 x = np.asarray(joint.parent.point(joint.parent.q0, joint.parent_point), dtype=float)
                 inertia = np.zeros((3, 3))
-            make = {ROTATION: ChainJoint.revolute, TRANSLATION: ChainJoint.prismatic}[joint.axis_motion]
+            make: Callable[..., ChainJoint] = {ROTATION: ChainJoint.revolute, TRANSLATION: ChainJoint.prismatic}[joint.axis_motion]  # type: ignore[assignment]  # both make a ChainJoint
             joints.append(make(x - x_prev, axis=joint.axis, name=joint.name))
             bodies.append(ChainBody(child.mass, np.asarray(child.q0[0:3], dtype=float) - x, inertia))
             velocities.extend(joint.dofs)
             x_prev, body = x, child.name
         chain = cls(joints, bodies, gravity=np.asarray(system.gravity, dtype=float).copy())
-        chain.velocities = velocities
+        chain.velocities = velocities  # type: ignore[attr-defined]  # the system's names, on a chain read from a system
         return chain
 
-    def mass_matrix_solution(self, gamma, gamma_dot, tau=None, f_ext=None):
+    def mass_matrix_solution(self, gamma: npt.ArrayLike, gamma_dot: npt.ArrayLike, tau: npt.ArrayLike | None = None, f_ext: Sequence[npt.ArrayLike] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The global solution ``H γ̈ = Lᵀ f_net + τ``, ``H = Lᵀ 𝓜 L`` (O(N³))."""
         kin = self.kinematics(gamma, gamma_dot)
         nets = self._net_forces(kin, f_ext)
@@ -478,7 +487,7 @@ class Chain:
         rhs = sum(L.T @ f for L, f in zip(rows, nets)) + (0 if tau is None else np.asarray(tau, float))
         return np.linalg.solve(H, rhs), H
 
-    def lq_data(self, gamma, gamma_dot, tau=None, f_ext=None):
+    def lq_data(self, gamma: npt.ArrayLike, gamma_dot: npt.ArrayLike, tau: npt.ArrayLike | None = None, f_ext: Sequence[npt.ArrayLike] | None = None) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
         """The chain as a discrete-time LQ problem (Sec. V): (A, B, M, h, t) sequences."""
         kin = self.kinematics(gamma, gamma_dot)
         nets = self._net_forces(kin, f_ext)
@@ -489,7 +498,7 @@ class Chain:
         return A, B, list(self._M), [-f for f in nets], tau
 
 
-def inverse_dynamics(chain, gamma, gamma_dot, gamma_ddot, f_ext=None):
+def inverse_dynamics(chain: Chain, gamma: npt.ArrayLike, gamma_dot: npt.ArrayLike, gamma_ddot: npt.ArrayLike, f_ext: Sequence[npt.ArrayLike] | None = None) -> np.ndarray:
     """``chain.inverse_dynamics(γ, γ̇, γ̈, f_ext)``: τ = M(γ) γ̈ + c(γ, γ̇) + g(γ) by
     recursive Newton–Euler (see :meth:`Chain.inverse_dynamics`).
 
@@ -502,7 +511,7 @@ def inverse_dynamics(chain, gamma, gamma_dot, gamma_ddot, f_ext=None):
     return chain.inverse_dynamics(gamma, gamma_dot, gamma_ddot, f_ext)
 
 
-def lq_sweep(A, B, M, h, t):
+def lq_sweep(A: Sequence[np.ndarray], B: Sequence[np.ndarray], M: Sequence[np.ndarray], h: Sequence[np.ndarray], t: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
     """Minimise Σ_k ½ x_kᵀM_k x_k + x_kᵀh_k - u_{k-1}ᵀt_{k-1} s.t. x_{k+1} = A_k x_k + B_{k+1}... .
 
     The generic problem (D32–D42) with ``x_0 = B_0 u_{-1}`` (``x_{-1} = 0``) and
@@ -524,9 +533,11 @@ def lq_sweep(A, B, M, h, t):
     array([-12.1247,  15.4315])
     """
     N = len(M) - 1
+    S: list[Any]
+    r: list[Any]
     S, r = [None] * (N + 1), [None] * (N + 1)
     S[N], r[N] = M[N], h[N]
-    K = [None] * N
+    K: list[Any] = [None] * N
     for k in range(N - 1, -1, -1):
         Bk = B[k + 1]
         R = Bk.T @ S[k + 1] @ Bk

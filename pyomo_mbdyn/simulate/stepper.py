@@ -9,7 +9,10 @@ sparsity), read through ``Function.buffer`` into preallocated numpy arrays
 equations through ``SolverFactory``.
 """
 
+from __future__ import annotations
+
 import threading
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -19,6 +22,10 @@ from ..discretization.steps import layout
 from ..errors import ConfigurationError, MbdynError
 from ..mechanics.numeric import check_numeric, real, step_count
 from ..trajectory import Trajectory
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from ..mechanics.protocol import ConstrainedSystem
 
 __all__ = ["Stepper", "SimulationError", "simulate", "newton_solve", "check_initial_state",
            "NewtonFunction", "MAGNITUDE_LIMIT"]
@@ -82,8 +89,8 @@ class Stepper:
     True
     """
 
-    def __init__(self, system, h, scheme="bem", *, contravariant=True, rotation="exp",
-                 tol=1e-12, max_iter=25):
+    def __init__(self, system: ConstrainedSystem, h: float, scheme: str = "bem", *, contravariant: bool = True, rotation: str = "exp",
+                 tol: float = 1e-12, max_iter: int = 25) -> None:
         import casadi
 
         rec = record(scheme)
@@ -96,7 +103,9 @@ class Stepper:
                                      f"{MAGNITUDE_LIMIT:g}]: check its units (seconds)")
         rec.check(system, rec.name, contravariant=contravariant)
         self.system, self.h, self.record, self.scheme = system, float(h), rec, rec.name
-        self.step_equations = step = rec.step
+        step: Any  # a OneStep, TwoStep or ChartStep: the code below dispatches on its flags
+        self.step_equations: Any = rec.step
+        step = self.step_equations
         self.contravariant, self.rotation = contravariant, rotation
         self.options = {"contravariant": contravariant, "rotation": rotation}
         self.tol, self.max_iter = tol, max_iter
@@ -142,7 +151,7 @@ class Stepper:
     def _parts(self, x):
         return {name: x[sl] for name, sl in self._layout}
 
-    def step(self, a, b, u, previous=None, k=0, u_next=None, first=True):
+    def step(self, a: npt.ArrayLike, b: npt.ArrayLike, u: npt.ArrayLike, previous: Mapping[str, Any] | None = None, k: int = 0, u_next: npt.ArrayLike | None = None, first: bool = True) -> tuple[dict[str, np.ndarray], int]:
         """One Newton step; returns (unknowns by name, iterations).
 
         One-step and chart schemes: from (a, b) = (q_k, v_k) or (θ_k, ṽ_k) with
@@ -186,7 +195,7 @@ class Stepper:
                      "follow from the previous node — check the controls' units and magnitude, or reduce h")
         return text + "."
 
-    def simulate(self, q0, v0, steps, controls=None):
+    def simulate(self, q0: npt.ArrayLike, v0: npt.ArrayLike, steps: int, controls: npt.ArrayLike | None = None) -> Trajectory:
         """Integrate ``steps`` steps from (q0, v0); ``controls`` is (steps, n_act).
 
         Before the first step, controls, q0 and v0 that are not numbers (bools, texts),
@@ -218,11 +227,14 @@ class Stepper:
         t = self.h * np.arange(steps + 1)
         if step.in_chart:
             return self._simulate_chart(q0, v0, steps, U, t)
+        Q: Any
+        V: Any
+        x: Any
         Q, V, iterations, x = [q0], [v0], [], None
-        extras = {name: [] for name, _ in self._layout if name not in ("q", "v")}
+        extras: dict[str, Any] = {name: [] for name, _ in self._layout if name not in ("q", "v")}
         # a step that states the controls' work itself (stage controls: work(system, h, state, x, u,
         # options)) records it per interval
-        work = [] if callable(getattr(self.step_equations, "work", None)) else None
+        work: Any = [] if callable(getattr(self.step_equations, "work", None)) else None
         for k in range(steps):
             if step.two_step:
                 if k == 0:
@@ -250,7 +262,7 @@ class Stepper:
                 work = interval_control_work(system, Q, U)
         if work is not None:
             extras["work"] = work
-        return Trajectory.of_system(system, t, Q, V, U, nu, self._metadata(steps),
+        return Trajectory.of_system(system, t, Q, V, U, nu, self._metadata(steps),  # type: ignore[arg-type]  # a CoordinateSystem too
                                     newton_iterations=np.array(iterations),
                                     **{name: np.array(values) for name, values in extras.items()})
 
@@ -282,7 +294,7 @@ class Stepper:
                 "horizon": self.h * steps, "contravariant": self.contravariant}
 
 
-def check_initial_state(system, q0, v0, tol=1e-9):
+def check_initial_state(system: ConstrainedSystem, q0: npt.ArrayLike, v0: npt.ArrayLike, tol: float = 1e-9) -> None:
     """Raise if (q0, v0) is off the constraint manifold (position or velocity level).
 
     Examples
@@ -324,7 +336,7 @@ def check_initial_state(system, q0, v0, tol=1e-9):
                                  f"(max |G(q0) v0| = {gv:.2e}); use v0 = system.null_space(q0) @ nu0")
 
 
-def simulate(system, q0, v0, h, steps, controls=None, scheme="bem", **options):
+def simulate(system: ConstrainedSystem, q0: npt.ArrayLike, v0: npt.ArrayLike, h: float, steps: int, controls: npt.ArrayLike | None = None, scheme: str = "bem", **options: Any) -> Trajectory:
     """Convenience: ``Stepper(system, h, scheme, **options).simulate(...)``."""
     return Stepper(system, h, scheme, **options).simulate(q0, v0, steps, controls)
 
@@ -348,7 +360,7 @@ class NewtonFunction:
     want the Jacobian itself.
     """
 
-    def __init__(self, fun, linear_solver="qr"):
+    def __init__(self, fun: Any, linear_solver: str = "qr") -> None:
         import casadi
 
         self.residual = fun
@@ -398,7 +410,7 @@ class NewtonFunction:
 ROUND_OFF_RESIDUAL = 1e-14
 
 
-def newton_solve(fun, x, params, tol, max_iter, scale, label, explain=None):
+def newton_solve(fun: Any, x: np.ndarray, params: Sequence[Any], tol: float, max_iter: int, scale: float, label: str, explain: Callable[[], str] | None = None) -> tuple[np.ndarray, int]:
     """Newton's method on ``fun(x, *params) -> (r, J)``; returns (x, iterations).
 
     ``fun`` is a :class:`NewtonFunction` (or a CasADi ``Function`` returning

@@ -13,6 +13,10 @@ equations, non-ideal constraints and exact tracking control:
   UK constraint force is the control.
 """
 
+from __future__ import annotations
+
+from typing import Sequence
+
 import numpy as np
 
 from .udwadia_kalaba import UdwadiaKalabaSystem
@@ -22,7 +26,7 @@ __all__ = ["particle_pendulum", "tip_tracking", "GRAVITY"]
 GRAVITY = 9.81
 
 
-def particle_pendulum(friction=0.0, baumgarte=(0.0, 0.0), length=1.0):
+def particle_pendulum(friction: float = 0.0, baumgarte: tuple[float, float] = (0.0, 0.0), length: float = 1.0) -> UdwadiaKalabaSystem:
     """Unit mass, q = (x, y), φ = x² + y² - L², gravity -y."""
 
     def nonideal(q, qd, t, ideal):
@@ -35,16 +39,16 @@ def particle_pendulum(friction=0.0, baumgarte=(0.0, 0.0), length=1.0):
         nonideal=nonideal if friction else None, baumgarte=baumgarte)
 
 
-def tip_height(q):
+def tip_height(q: Sequence[float] | np.ndarray) -> float:
     return -np.cos(q[0]) - np.cos(q[1])
 
 
-def desired_height(t):
+def desired_height(t: float) -> tuple[float, float, float]:
     """(y_d, ẏ_d, ÿ_d)."""
     return -1.5 + 0.2 * np.sin(2 * t), 0.4 * np.cos(2 * t), -0.8 * np.sin(2 * t)
 
 
-def tip_tracking(omega):
+def tip_tracking(omega: float) -> UdwadiaKalabaSystem:
     """The double pendulum with the tracking requirement of gain ω (UK-14)."""
 
     def mass(q, t):

@@ -18,9 +18,16 @@ requirements — at every instant, and among all such forces the one of least
 ``M⁻¹``-norm (Gauss's principle).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from ..mechanics.system import MultibodySystem
 
 __all__ = ["UKResult", "uk_accelerations", "holonomic_rows", "UdwadiaKalabaSystem", "integrate",
            "gauss_problem"]
@@ -34,14 +41,14 @@ class UKResult:
     ideal: np.ndarray        # Qᶜ_i
     non_ideal: np.ndarray    # Qᶜ_ni
     rank: int                # numerical rank of A M⁻¹ Aᵀ
-    multipliers: np.ndarray = None  # λ = (A M⁻¹ Aᵀ)⁺ (b - A a), Qᶜ_i = Aᵀ λ (unique for full-rank A)
+    multipliers: np.ndarray | None = None  # λ = (A M⁻¹ Aᵀ)⁺ (b - A a), Qᶜ_i = Aᵀ λ (unique for full-rank A)
 
     @property
-    def constraint_force(self):
+    def constraint_force(self) -> np.ndarray:
         return self.ideal + self.non_ideal
 
 
-def uk_accelerations(M, Q, A, b, C=None, rcond=1e-12):
+def uk_accelerations(M: npt.ArrayLike, Q: npt.ArrayLike, A: npt.ArrayLike, b: npt.ArrayLike, C: npt.ArrayLike | None = None, rcond: float = 1e-12) -> UKResult:
     """The Udwadia–Kalaba accelerations (U9) in the root-free form.
 
     Parameters
@@ -90,7 +97,7 @@ def uk_accelerations(M, Q, A, b, C=None, rcond=1e-12):
     return UKResult(qdd, ideal, non_ideal, rank, S_pinv @ (b - A @ a))
 
 
-def holonomic_rows(phi, q, qd, t, baumgarte=(0.0, 0.0)):
+def holonomic_rows(phi: Callable[[Any, Any], Any], q: np.ndarray, qd: np.ndarray, t: float, baumgarte: tuple[float, float] = (0.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
     """``(A, b)`` of holonomic constraints φ(q, t) = 0, by CasADi differentiation.
 
     ``A = φ_q``, ``b = -[(φ_q q̇)_q q̇ + 2 φ_qt q̇ + φ_tt] - 2α φ̇ - β² φ`` (spec
@@ -149,14 +156,14 @@ class UdwadiaKalabaSystem:
     array([ 0.    , -9.0833,  0.    ])
     """
 
-    def __init__(self, mass, force, constraints=None, velocity_constraints=None, nonideal=None,
-                 baumgarte=(0.0, 0.0), rcond=1e-12):
+    def __init__(self, mass: npt.ArrayLike | Callable[[np.ndarray, float], Any], force: Callable[[np.ndarray, np.ndarray, float], Any], constraints: Callable[[Any, Any], Any] | None = None, velocity_constraints: Callable[[np.ndarray, np.ndarray, float], tuple[Any, Any]] | None = None, nonideal: Callable[[np.ndarray, np.ndarray, float, np.ndarray], Any] | None = None,
+                 baumgarte: tuple[float, float] = (0.0, 0.0), rcond: float = 1e-12) -> None:
         self.mass, self.force = mass, force
         self.constraints, self.velocity_constraints = constraints, velocity_constraints
         self.nonideal, self.baumgarte, self.rcond = nonideal, baumgarte, rcond
 
     @classmethod
-    def from_multibody(cls, system, controls=None, baumgarte=(0.0, 0.0), rows="all"):
+    def from_multibody(cls, system: MultibodySystem, controls: Callable[[np.ndarray, np.ndarray, float], npt.ArrayLike] | None = None, baumgarte: tuple[float, float] = (0.0, 0.0), rows: str = "all") -> UdwadiaKalabaSystem:
         """UK dynamics of a :class:`~pyomo_mbdyn.mechanics.MultibodySystem`.
 
         ``M`` constant, ``Q = -∇V + Bᵀu`` (u the applied generalised force on the
@@ -199,16 +206,16 @@ class UdwadiaKalabaSystem:
                 Q += np.asarray(system.control_matrix(q), float).T @ full
             return Q
 
-        def rows(q, qd, t):
+        def rows(q, qd, t):  # type: ignore[no-redef]  # the option's name, reused for the rows it selects
             G = np.asarray(system.constraint_jacobian(q), float)[keep]
             Gdot = (np.asarray(system.constraint_jacobian(qd), float) - G0)[keep]
             phi = np.asarray(system.constraints(q), float)[keep]
             alpha, beta = baumgarte
             return G, -Gdot @ qd - 2 * alpha * (G @ qd) - beta**2 * phi
 
-        return cls(M, force, velocity_constraints=rows)
+        return cls(M, force, velocity_constraints=rows)  # type: ignore[arg-type]  # the function above
 
-    def rows(self, q, qd, t):
+    def rows(self, q: np.ndarray, qd: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
         blocks_A, blocks_b = [], []
         if self.constraints is not None:
             A, b = holonomic_rows(self.constraints, q, qd, t, self.baumgarte)
@@ -223,7 +230,7 @@ class UdwadiaKalabaSystem:
             return np.zeros((0, n)), np.zeros(0)
         return np.vstack(blocks_A), np.concatenate(blocks_b)
 
-    def accelerations(self, q, qd, t=0.0):
+    def accelerations(self, q: np.ndarray, qd: np.ndarray, t: float = 0.0) -> UKResult:
         """:class:`UKResult` at the state (q, q̇, t)."""
         M = self.mass(q, t) if callable(self.mass) else self.mass
         Q = self.force(q, qd, t)
@@ -235,7 +242,7 @@ class UdwadiaKalabaSystem:
         return result
 
 
-def integrate(uk_system, q0, qd0, t_span, t_eval=None, method="RK45", rtol=1e-9, atol=1e-11):
+def integrate(uk_system: UdwadiaKalabaSystem, q0: npt.ArrayLike, qd0: npt.ArrayLike, t_span: tuple[float, float], t_eval: npt.ArrayLike | None = None, method: str = "RK45", rtol: float = 1e-9, atol: float = 1e-11) -> Any:
     """Reference integration with ``scipy.integrate.solve_ivp`` of ``q̈ = UK(q, q̇, t)``.
 
     Returns the ``solve_ivp`` result; ``sol.y[:n]`` are q, ``sol.y[n:]`` q̇.
@@ -273,7 +280,7 @@ def integrate(uk_system, q0, qd0, t_span, t_eval=None, method="RK45", rtol=1e-9,
     return sol
 
 
-def gauss_problem(M, Q, A, b):
+def gauss_problem(M: npt.ArrayLike, Q: npt.ArrayLike, A: npt.ArrayLike, b: npt.ArrayLike) -> Any:
     """Gauss's principle as a Pyomo QP: minimise the Gibbs function
     ``S(x) = ½ xᵀ M x - Qᵀ x`` subject to ``A x = b`` (spec §1.11f).
 
