@@ -45,6 +45,12 @@ pool, a thread pool, a Dask cluster's) and survives what that executor allows:
   instead of waiting for workers that may never come.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor, Future
+from typing import Any
+
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -178,7 +184,9 @@ def _deadline(worker, timeout):
     return (worker.sent + STARTUP if worker.started is None else worker.started) + timeout
 
 
-def run_supervised(tasks, function, workers, timeout=None, initializer=None, initargs=(), context=None):
+def run_supervised(tasks: Iterable[Any], function: Callable[[Any], Any], workers: int, timeout: float | None = None,
+                   initializer: Callable[..., Any] | None = None, initargs: tuple[Any, ...] = (),
+                   context: Any = None) -> Iterator[tuple[Any, Any, tuple[str, str] | None]]:
     """Run ``function(task)`` for every task on at most ``workers`` processes of its own;
     yield ``(task, result, failure)`` as each task ends, in the order they end.
 
@@ -197,7 +205,8 @@ def run_supervised(tasks, function, workers, timeout=None, initializer=None, ini
     """
     context = context or multiprocessing.get_context("spawn")
     pending = deque(tasks)
-    idle, busy = [], []
+    idle: list[_Worker] = []
+    busy: list[_Worker] = []
     try:
         while pending or busy:
             while pending and (idle or len(idle) + len(busy) < workers):
@@ -304,7 +313,9 @@ def _kill_processes(executor):
             pass
 
 
-def run_on_executor(tasks, function, executor, timeout=None, initializer=None, initargs=()):
+def run_on_executor(tasks: Sequence[Any], function: Callable[[Any], Any], executor: Executor, timeout: float | None = None,
+                    initializer: Callable[..., Any] | None = None,
+                    initargs: tuple[Any, ...] = ()) -> Iterator[tuple[Any, Any, tuple[str, str] | None]]:
     """Run ``function(task)`` for every task on ``executor``; yield ``(task, result,
     failure)`` as each task ends, as :func:`run_supervised` does (see the module
     docstring for what survives which fault).
@@ -314,7 +325,9 @@ def run_on_executor(tasks, function, executor, timeout=None, initializer=None, i
     """
     process_pool = isinstance(executor, ProcessPoolExecutor)
     capacity = _capacity(executor) if timeout is not None else max(1, len(tasks))
-    pending, running, stuck, leftovers = deque(tasks), {}, set(), []
+    pending, leftovers = deque(tasks), []
+    running: dict[Future[Any], tuple[Any, float]] = {}  # future -> (task, time handed over)
+    stuck: set[Future[Any]] = set()
     broken = False
     watch_workers, workerless_since = getattr(executor, "_client", None) is not None, None
     while pending or running:
@@ -393,7 +406,9 @@ def run_on_executor(tasks, function, executor, timeout=None, initializer=None, i
     if leftovers:
         workers = min(len(leftovers), _capacity(executor))
         initializer = getattr(executor, "_initializer", None) or initializer
-        initargs = getattr(executor, "_initargs", None) if getattr(executor, "_initializer", None) else initargs
+        # a pool that has an _initializer has its _initargs
+        initargs = (getattr(executor, "_initargs", None)  # type: ignore[assignment]
+                    if getattr(executor, "_initializer", None) else initargs)
         for task, result, failure in run_supervised(leftovers, function, workers, timeout, initializer, initargs):
             if failure is not None:
                 failure = (failure[0], f"run again after the process pool broke (BrokenProcessPool): {failure[1]}")

@@ -6,6 +6,11 @@ The one path from a model name to a result, shared by the command line
 model name); the contract's keys are listed in the command line's docstring.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
 import inspect
 import numbers
 import time
@@ -13,7 +18,8 @@ import time
 __all__ = ["run_model", "solve_model"]
 
 
-def run_model(name, scheme=None, steps=None, solver=None, options=None, **refinement):
+def run_model(name: str, scheme: str | None = None, steps: int | None = None, solver: str | None = None,
+              options: Mapping[str, Any] | None = None, **refinement: Any) -> dict[str, Any]:
     """Build, solve and evaluate a model; return the result dictionary.
 
     ``options``: further keywords of the model's ``build`` (e.g.
@@ -76,8 +82,9 @@ def _check_options(name, module, options):
         raise ConfigurationError(f"model {name!r} takes no option {unknown[0]!r}; its options are {offered}")
 
 
-def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarsest=None,
-                refine=True, report=None, force=False):
+def solve_model(name: str, scheme: str | None = None, steps: int | None = None, solver: str | None = None,
+                options: Mapping[str, Any] | None = None, coarsest: int | None = None, refine: bool = True,
+                report: Callable[[Any], None] | None = None, force: bool = False) -> tuple[dict[str, Any], Any]:
     """As :func:`run_model`, returning ``(result dictionary, solved Pyomo model)``.
 
     With ``refine`` (default) a model with at least ``2 × coarsest`` steps
@@ -123,7 +130,7 @@ def solve_model(name, scheme=None, steps=None, solver=None, options=None, coarse
     t0 = time.perf_counter()
     refined = _refined_build(module, kwds, coarsest) if refine else None
     first_build = time.perf_counter() - t0  # the coarsest model's (also when not refinable)
-    stages = []
+    stages: list[Any] = []
     if refined is not None:
         build, grids, first = refined
 

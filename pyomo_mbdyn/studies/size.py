@@ -16,6 +16,11 @@ Only requests of at least :data:`CHECK_FROM` steps are estimated: below, every m
 fits in a few hundred megabytes and the tiny builds would only cost time.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
 from ..trajectory import available_memory  # the one reading of the machine's memory (results.load too)
 
 __all__ = ["check_size", "estimate", "available_memory", "count_components", "count_rows", "BYTES_PER_UNKNOWN",
@@ -32,7 +37,7 @@ CHECK_FROM = 1000
 _TINY = (16, 32)
 
 
-def count_components(model, ctype):
+def count_components(model: Any, ctype: Any) -> int:
     """The number of active components of ``ctype`` in ``model`` (free variables only for ``Var``)."""
     import pyomo.environ as pyo
 
@@ -40,7 +45,7 @@ def count_components(model, ctype):
                if not (ctype is pyo.Var and c.fixed))
 
 
-def count_rows(model, equality):
+def count_rows(model: Any, equality: bool) -> int:
     """The number of active equality (``equality=True``) or inequality constraint rows."""
     import pyomo.environ as pyo
 
@@ -48,7 +53,7 @@ def count_rows(model, equality):
                if bool(c.equality) == equality)
 
 
-def estimate(build, kwds, steps):
+def estimate(build: Callable[..., Any], kwds: Mapping[str, Any], steps: int) -> tuple[int, int]:
     """``(unknowns, bytes)`` of ``build(**kwds, steps=steps)``, extrapolated linearly from
     two small builds (free variables; the memory at :data:`BYTES_PER_UNKNOWN` each): at
     N = 16 and 32, or where those fail (a guess simulated with long steps may not
@@ -73,9 +78,11 @@ def estimate(build, kwds, steps):
         per_step = max(counts[1] - counts[0], 0) / (pair[1] - pair[0])
         unknowns = int(round(counts[0] + per_step * (steps - pair[0])))
         return unknowns, unknowns * BYTES_PER_UNKNOWN
+    raise AssertionError("unreachable: the last pair returns or raises")  # for the type checker
 
 
-def check_size(name, build, kwds, force=False, memory=None):
+def check_size(name: str, build: Callable[..., Any], kwds: Mapping[str, Any], force: bool = False,
+               memory: int | None = None) -> tuple[int, int] | None:
     """Refuse ``build(**kwds)`` (model ``name``) when its estimated memory exceeds what the
     machine has available (``memory`` bytes; default :func:`available_memory`), unless
     ``force``; returns the estimate ``(unknowns, bytes)``, or ``None`` when not estimated

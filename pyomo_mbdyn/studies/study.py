@@ -74,6 +74,12 @@ that runs a study on the default pool must guard its entry point with
 every worker).
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor
+from typing import Any
+
 import inspect
 import itertools
 import math
@@ -259,7 +265,8 @@ def _plain_values(values):
 
 
 # -- running -------------------------------------------------------------------
-def process_executor(max_workers=None, environment=None):
+def process_executor(max_workers: int | None = None,
+                     environment: Mapping[str, str] | None = None) -> ProcessPoolExecutor:
     """A local :class:`~concurrent.futures.ProcessPoolExecutor` on the "spawn" start
     method (fresh interpreters: safe with CasADi's and BLAS's threads), with
     ``max_workers`` processes (default ``os.cpu_count()``), each of which sets
@@ -378,8 +385,12 @@ def _table(records):
 
 
 # -- studies -------------------------------------------------------------------
-def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=None, options=None,
-          save_dir=None, workers=None, task_timeout=None, overwrite=False, on_record=None):
+def sweep(build: str | Callable[..., Any], grid: Mapping[str, Sequence[Any]],
+          solve_options: Mapping[str, Any] | None = None, executor: Executor | None = None,
+          solver: str | None = None, progress: bool | None = None,
+          options: Mapping[str, Any] | None = None, save_dir: str | os.PathLike[str] | None = None,
+          workers: int | None = None, task_timeout: float | None = None, overwrite: bool = False,
+          on_record: Callable[[int, dict[str, Any]], Any] | None = None) -> pd.DataFrame:
     """Solve one model per point of ``grid``; a pandas DataFrame, one row per point.
 
     Interrupts: a ``KeyboardInterrupt`` (Ctrl-C, the command line's SIGTERM) stops the
@@ -484,9 +495,13 @@ def sweep(build, grid, solve_options=None, executor=None, solver=None, progress=
         raise
 
 
-def multistart(build, starts, seed=0, perturb="auto", radius=1e-2, solve_options=None, executor=None,
-               solver=None, progress=None, options=None, save_dir=None, objective_rtol=1e-6, state_tol=1e-4,
-               workers=None, task_timeout=None, overwrite=False, on_record=None):
+def multistart(build: str | Callable[..., Any], starts: int, seed: int = 0,
+               perturb: str | Callable[[Any, np.random.Generator], Any] = "auto", radius: float = 1e-2,
+               solve_options: Mapping[str, Any] | None = None, executor: Executor | None = None,
+               solver: str | None = None, progress: bool | None = None, options: Mapping[str, Any] | None = None,
+               save_dir: str | os.PathLike[str] | None = None, objective_rtol: float = 1e-6, state_tol: float = 1e-4,
+               workers: int | None = None, task_timeout: float | None = None, overwrite: bool = False,
+               on_record: Callable[[int, dict[str, Any]], Any] | None = None) -> pd.DataFrame:
     """Solve one model from ``starts`` starting points; a DataFrame with its distinct optima labelled.
 
     Start 0 is the model's own guess.  Start s > 0 is that guess moved with the

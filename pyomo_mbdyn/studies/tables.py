@@ -5,6 +5,11 @@ A study is a pandas DataFrame, one row per task (:mod:`pyomo_mbdyn.studies.study
 final state), :func:`best` picks the best solved run, :func:`to_records` and
 :func:`write_table_csv` hand the table on as plain Python values or a CSV file."""
 
+from __future__ import annotations
+
+import os
+from typing import Any
+
 import math
 from pathlib import Path
 
@@ -23,7 +28,7 @@ def _solved(table):
     return table["status"].isin(SUCCESS) & table["objective"].notna()
 
 
-def cluster_optima(table, objective_rtol=1e-6, state_tol=1e-4):
+def cluster_optima(table: pd.DataFrame, objective_rtol: float = 1e-6, state_tol: float = 1e-4) -> pd.Series:
     """Labels of the distinct optima in a :func:`multistart` table, 0 the best.
 
     The solved runs (status in :data:`SUCCESS`) are taken by increasing
@@ -46,7 +51,7 @@ def cluster_optima(table, objective_rtol=1e-6, state_tol=1e-4):
     """
     labels = pd.Series(pd.NA, index=table.index, dtype="Int64")
     solved = table[_solved(table)]
-    representatives = []
+    representatives: list[tuple[float, Any]] = []
     for index in solved.sort_values("objective", kind="stable").index:
         objective = float(table.at[index, "objective"])
         state = table.at[index, "final_state"] if "final_state" in table.columns else None
@@ -68,7 +73,7 @@ def cluster_optima(table, objective_rtol=1e-6, state_tol=1e-4):
     return labels
 
 
-def best(table):
+def best(table: pd.DataFrame) -> pd.Series | None:
     """The row (a pandas Series, named by its task number) with the lowest objective
     among the runs that ended optimal (the first in task order on a tie), or None
     when no run did."""
@@ -92,7 +97,7 @@ def _plain(value):
     return value
 
 
-def to_records(table):
+def to_records(table: pd.DataFrame | pd.Series | None) -> list[dict[str, Any]] | dict[str, Any] | None:
     """The rows of a study table (or one row, a Series, e.g. :func:`best`'s) as
     plain JSON-ready dicts: numpy scalars as Python numbers, NA and NaN as None.
 
@@ -115,7 +120,7 @@ def to_records(table):
     return [{str(k): _plain(v) for k, v in row.items()} for row in table.to_dict("records")]
 
 
-def write_table_csv(table, path):
+def write_table_csv(table: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
     """Write a study table to ``path`` as CSV: one line per task (index label
     ``task``), ``final_state`` as a JSON list; return ``path`` as a Path.
 

@@ -7,6 +7,10 @@ same numbers on every executor; :func:`run_task` builds the model inside the wor
 returns a plain dict, whatever happens: a failed solve or an error is a record with
 its ``status`` and ``message`` (:mod:`pyomo_mbdyn.studies.study` lists the fields)."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import math
 import time
 from dataclasses import dataclass, field
@@ -43,7 +47,7 @@ class Task:
     save_path: object = None
 
 
-def run_task(task):
+def run_task(task: Task) -> dict[str, Any]:
     """Build, start and solve one task; a record dict, whatever happens."""
     t0 = time.perf_counter()
     record = dict(task.inputs)
