@@ -9,8 +9,8 @@ so that each reads as the equation it cites; ``ν`` the interval joint rates;
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence
 import weakref
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Sequence
 
 import numpy as np
 

@@ -76,9 +76,9 @@ Capabilities
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
 import importlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from .capabilities import (CHART, HAMILTONIAN, MIDPOINTS, MULTIBODY, NODES, REDUCED, REDUNDANT, STAGES, TOP,

@@ -39,9 +39,9 @@ The joint kinds — their constraints, rates and derivations — are in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
 import itertools
 import warnings
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 

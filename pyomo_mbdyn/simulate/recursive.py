@@ -22,9 +22,9 @@ knowledge; fed the correspondence of Sec. V it reproduces the recursion.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 

@@ -20,8 +20,8 @@ requirements — at every instant, and among all such forces the one of least
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
