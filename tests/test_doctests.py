@@ -19,7 +19,7 @@ MODULES = sorted(info.name for info in pkgutil.walk_packages(pyomo_mbdyn.__path_
 #: modules whose docstrings hold examples (a test below keeps this list honest)
 WITH_EXAMPLES = ["pyomo_mbdyn.atomic", "pyomo_mbdyn.balance", "pyomo_mbdyn.diagnosis", "pyomo_mbdyn.diagnosis.findings",
                  "pyomo_mbdyn.diagnosis.residuals", "pyomo_mbdyn.diagnostics", "pyomo_mbdyn.joint_space",
-                 "pyomo_mbdyn.plotting.geometry", "pyomo_mbdyn.plotting.output", "pyomo_mbdyn.plotting.snapshots",
+                 "pyomo_mbdyn.plotting.geometry", "pyomo_mbdyn.plotting.output", "pyomo_mbdyn.plotting.snapshots", "pyomo_mbdyn.plotting.canvas",
                  "pyomo_mbdyn.discretization.charts", "pyomo_mbdyn.discretization.common",
                  "pyomo_mbdyn.discretization.energy_momentum", "pyomo_mbdyn.discretization.hamiltonian",
                  "pyomo_mbdyn.discretization.lobatto", "pyomo_mbdyn.schemes.lobatto",
