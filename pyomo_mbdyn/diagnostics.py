@@ -28,13 +28,12 @@ scheme's order.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
     from .mechanics import MultibodySystem
-    from .trajectory import Trajectory
 
 import numpy as np
 import pandas as pd
@@ -112,7 +111,7 @@ def conservation_table(system: MultibodySystem, h: float, q: npt.ArrayLike, v: n
     return pd.DataFrame(rows).rename_axis("k")
 
 
-def trajectory_table(trajectory: Trajectory) -> pd.DataFrame:
+def trajectory_table(trajectory: Any) -> pd.DataFrame:  # a Trajectory (trajectory.py imports this module)
     """:func:`conservation_table` of a :class:`~pyomo_mbdyn.trajectory.Trajectory`, with the
     controls' work per interval as the scheme states it where the trajectory carries it (the
     extra ``work``: stage-control schemes, and the schemes without joint-rate unknowns)."""

@@ -59,6 +59,11 @@ rules; there Bonmin cannot be kept from reading ``./bonmin.opt``, so an unnamed
 one is refused by name.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
 import contextlib
 import json
 import os
@@ -113,7 +118,7 @@ def _named_file(options):
     return path
 
 
-def ipopt_option_file(options):
+def ipopt_option_file(options: Mapping[str, Any]) -> dict[str, Any]:
     """IPOPT's ``options`` with ``option_file_name`` empty unless the user named a
     file, which is checked to exist (IPOPT itself ignores a missing one without a
     word) and made absolute."""
@@ -121,7 +126,7 @@ def ipopt_option_file(options):
     return {**options, OPTION_FILE: "" if path is None else path}
 
 
-def read_option_file(path):
+def read_option_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The options of an IPOPT / Bonmin options file (``name value`` pairs separated
     by white space, ``#`` to the end of a line a comment, a value with spaces in
     double quotes), as ``{name: value}`` with values typed as on the command line."""
@@ -138,7 +143,7 @@ def read_option_file(path):
     return {name: _convert(value) for name, value in zip(tokens[::2], tokens[1::2])}
 
 
-def bonmin_option_file(options):
+def bonmin_option_file(options: Mapping[str, Any]) -> dict[str, Any]:
     """Bonmin's ``options`` with the file named by ``option_file_name`` (the format of
     ``bonmin.opt``) read into them, the options given explicitly winning; the name
     itself is removed (CasADi's Bonmin has no such option: it always reads
@@ -151,14 +156,14 @@ def bonmin_option_file(options):
     return {**bonmin_options(read_option_file(path)), **given}
 
 
-def absolute_paths(options):
+def absolute_paths(options: Mapping[str, Any]) -> dict[str, Any]:
     """``options`` with the paths in :data:`PATH_OPTIONS` made absolute (against the
     working directory), so that they mean the same after a change of directory."""
     return {k: (os.path.abspath(v) if k in PATH_OPTIONS and isinstance(v, str) and v else v)
             for k, v in options.items()}
 
 
-def with_ipopt_defaults(options):
+def with_ipopt_defaults(options: Mapping[str, Any]) -> dict[str, Any]:
     """``options`` (IPOPT's, as the user gave them) with :data:`IPOPT_DEFAULTS`
     added where unset; MUMPS's options only when ``linear_solver`` is MUMPS."""
     defaults = IPOPT_DEFAULTS
@@ -202,7 +207,7 @@ BONMIN_RESULT_CODES = {
 }
 
 
-def bonmin_options(options):
+def bonmin_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """Options as Bonmin users write them → as CasADi's Bonmin interface takes them.
 
     Bonmin registers its own options as ``bonmin.algorithm``, ``bonmin.node_limit``,
@@ -211,7 +216,7 @@ def bonmin_options(options):
     ``bonmin.`` prefix and rejects ``bonmin.algorithm`` ("No such BONMIN option:
     bonmin").  So the prefix is dropped; giving one option both ways is an error.
     """
-    out = {}
+    out: dict[str, Any] = {}
     for name, value in options.items():
         key = name[len("bonmin."):] if name.startswith("bonmin.") else name
         if key in out and out[key] != value:
@@ -221,7 +226,7 @@ def bonmin_options(options):
     return out
 
 
-def bonmin_stopped_by_time(options, timelimit, wall):
+def bonmin_stopped_by_time(options: Mapping[str, Any], timelimit: float | None, wall: float | None) -> bool:
     """Whether Bonmin's LIMIT_EXCEEDED (said alike for time, node and solution limits)
     was its time limit (``bonmin.time_limit``, ``time_limit`` or the solve's
     ``timelimit``): the search ran for at least half of it (Bonmin's clock is CPU
@@ -249,7 +254,7 @@ def _convert(value):
     return value.strip('"')
 
 
-def parse_options(args):
+def parse_options(args: Iterable[str]) -> dict[str, Any]:
     """``['tol=1e-8', 'mu_strategy=adaptive']`` → ``{'tol': 1e-8, ...}``."""
     options = {}
     for arg in args:
@@ -260,7 +265,7 @@ def parse_options(args):
     return options
 
 
-def solve_nl(solver, stub, options):
+def solve_nl(solver: str, stub: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """Solve ``stub.nl`` with ``solver`` ('ipopt' or 'bonmin'); write stub.sol.
 
     Returns the status dictionary that is also written to ``stub.casadi.json``.
@@ -274,13 +279,13 @@ def solve_nl(solver, stub, options):
         from .selection import library_version
         from .watch import message_of, watch_callback
     else:  # run as a script: the siblings are on sys.path[0] (put there by __main__ below)
-        from backends import BACKENDS
-        from nl_file import UnsupportedConstruct, read_nl, write_sol
-        from selection import library_version
-        from watch import message_of, watch_callback
+        from backends import BACKENDS  # type: ignore
+        from nl_file import UnsupportedConstruct, read_nl, write_sol  # type: ignore
+        from selection import library_version  # type: ignore
+        from watch import message_of, watch_callback  # type: ignore
 
     backend = BACKENDS[solver]
-    status = {"solver": solver, "casadi": casadi.__version__}
+    status = {"solver": solver, "casadi": casadi.__version__}  # type: ignore[attr-defined]  # not in casadi's stubs
     t_read = time.perf_counter()
     try:
         nl = read_nl(stub + ".nl")
@@ -300,8 +305,8 @@ def solve_nl(solver, stub, options):
 
     # --- import through CasADi and expand to SX (much faster than MX graphs)
     clean = stub + ".casadi.nl"
-    with open(clean, "w") as f:
-        f.write(nl.text)
+    with open(clean, "w") as stream:
+        stream.write(nl.text)
     builder = casadi.NlpBuilder()
     try:
         builder.import_nl(clean, {})
@@ -379,7 +384,7 @@ def solve_nl(solver, stub, options):
     lam_x = np.array(res["lam_x"]).ravel()
     z_l = np.maximum(-lam_x, 0.0)
     z_u = np.maximum(lam_x, 0.0)
-    message = backend.message(text, library_version(solver), casadi.__version__)
+    message = backend.message(text, library_version(solver), casadi.__version__)  # type: ignore[attr-defined]
     if watch is not None and watch.report is not None and return_status == "User_Requested_Stop":
         status["divergence"] = watch.report
         message = f"{message_of(watch.report)} ({message})"
@@ -445,7 +450,7 @@ def _backend_names():
     return BACKENDS
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Solve ``stub.nl`` with IPOPT or Bonmin, as :data:`USAGE` says, for the AMPL-protocol plugins.
 
     Exit status 0 once the solve has ended, solved or not (its status is written to

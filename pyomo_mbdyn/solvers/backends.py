@@ -15,8 +15,11 @@ Run by path, the AMPL driver imports this module as a sibling (no package, no Py
 imports only the standard library and its siblings :mod:`ampl_driver` and :mod:`watch`.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 try:  # inside the package
     from .ampl_driver import (BONMIN_RESULT_CODES, IPOPT_RESULT_CODES, bonmin_option_file,
@@ -56,19 +59,19 @@ class Backend:
     watched: bool
     problem_defaults: bool
     library_pattern: str
-    option_files: Callable[[dict], dict] = field(repr=False)
-    limit_was_time: Callable[[str, dict, Optional[float], Optional[float]], bool] = field(repr=False)
+    option_files: Callable[[Mapping[str, Any]], dict[str, Any]] = field(repr=False)
+    limit_was_time: Callable[[str, Mapping[str, Any], Optional[float], Optional[float]], bool] = field(repr=False)
     version_header: Optional[tuple] = None
     #: an options file the library reads from the working directory whatever its options say
     #: (CasADi's Bonmin: ``bonmin.opt``); an in-process solve refuses an unnamed one
     fixed_option_file: Optional[str] = None
 
     @property
-    def integer_capable(self):
+    def integer_capable(self) -> bool:
         """Whether the library takes integer and binary unknowns (an MINLP solver)."""
         return self.problem_class == "minlp"
 
-    def solver_options(self, options):
+    def solver_options(self, options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """``(library_options, watch_settings)`` from the user's options: the watch's own
         options split off where the watch runs (settings None when it is off or does not
         run), the option-file rules applied.  Raises ``ValueError`` naming a bad option
@@ -82,24 +85,25 @@ class Backend:
                              f"not on {self.title}'s")
         return self.option_files(options), watch
 
-    def nlpsol_options(self, library_options, discrete):
+    def nlpsol_options(self, library_options: Mapping[str, Any], discrete: Iterable[bool]) -> dict[str, Any]:
         """The options of CasADi's ``nlpsol`` for this library: its own options under its
         name, and for an MINLP library the ``discrete`` flags of the unknowns."""
-        opts = {self.name: library_options}
+        opts: dict[str, Any] = {self.name: library_options}
         if self.integer_capable:
             opts["discrete"] = [bool(d) for d in discrete]
         return opts
 
-    def result(self, return_status):
+    def result(self, return_status: str) -> tuple[int, str]:
         """(AMPL ``solve_result_num``, message) of the library's return status; an unknown
         status is an error (502) that names it."""
         return self.result_codes.get(return_status, (502, f"Unknown Error ({return_status})"))
 
-    def message(self, text, version, casadi_version):
+    def message(self, text: str, version: str | None, casadi_version: str) -> str:
         """The solve's message as the plugins report it: library, versions, the status text."""
         return f"{self.title} {version} (CasADi {casadi_version}): {text}"
 
-    def stopped_by_time(self, return_status, options, timelimit, wall):
+    def stopped_by_time(self, return_status: str, options: Mapping[str, Any], timelimit: float | None,
+                        wall: float | None) -> bool:
         """Whether a limit stop (AMPL codes 400–499) was the time limit."""
         return self.limit_was_time(return_status, options, timelimit, wall)
 
@@ -134,7 +138,7 @@ BONMIN = Backend(name="bonmin", title="Bonmin", problem_class="minlp", time_limi
 BACKENDS = {b.name: b for b in (IPOPT, BONMIN)}
 
 
-def backend_for(discrete):
+def backend_for(discrete: bool) -> Backend:
     """The library for a problem with (``discrete=True``) or without integer unknowns."""
     wanted = "minlp" if discrete else "nlp"
     return next(b for b in BACKENDS.values() if b.problem_class == wanted)

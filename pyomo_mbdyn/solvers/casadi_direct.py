@@ -74,6 +74,8 @@ derivatives, sparsity), ``solve`` (the ``nlpsol`` call) and ``load`` (filling
 the results and loading them into the model).
 """
 
+from __future__ import annotations
+
 import contextlib
 import io
 import logging
@@ -100,7 +102,7 @@ from .evaluation import INVALID_NUMBER, invalid_rows
 from .selection import library_version
 from .interrupts import interruptible
 from .threads import blas_threads
-from .backends import BONMIN, IPOPT
+from .backends import BONMIN, IPOPT, Backend
 from .watch import watch_callback
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
@@ -117,7 +119,7 @@ _FAILED = (
 class _CasadiDirect(DirectSolver):
     """Shared machinery; subclasses set ``backend`` (a :class:`~pyomo_mbdyn.solvers.backends.Backend`)."""
 
-    backend = None
+    backend: Backend | None = None
 
     def __init__(self, structured=True, compiled=None, **kwds):
         kwds.setdefault("type", f"casadi_{self.backend.name}")

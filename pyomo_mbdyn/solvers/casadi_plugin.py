@@ -46,6 +46,8 @@ reports ``driver_read`` (reading and importing the .nl file), ``nlpsol``
 (reading the .sol file and loading the model) and ``total``.
 """
 
+from __future__ import annotations
+
 import json
 import logging
 import math
@@ -90,7 +92,7 @@ TIMEOUT_GRACE = 30.0
 class _CasadiAmplSolver(IPOPT):
     """Shared machinery; subclasses set ``backend`` (a :class:`~pyomo_mbdyn.solvers.backends.Backend`)."""
 
-    backend = None
+    backend: backends.Backend | None = None
 
     def __init__(self, **kwds):
         super().__init__(**kwds)

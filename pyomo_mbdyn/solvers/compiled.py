@@ -47,6 +47,11 @@ another user owns or that group or others may write to is not used (one line
 says so; the interpreter runs).
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
 import hashlib
 import logging
 import os
@@ -85,11 +90,11 @@ CACHE_LIMIT = 1 << 30
 #: a lock older than this [s] is left by a compile that died: another may start
 STALE_LOCK = 900.0
 
-_LOADED = {}  # key -> (J, H) loaded from the cache
-_NOTED = set()
+_LOADED: dict[str, tuple[ca.Function, ca.Function]] = {}  # key -> (J, H) loaded from the cache
+_NOTED: set[str] = set()
 
 
-def resolve_mode(value):
+def resolve_mode(value: str | bool | None) -> str:
     """The mode a solve uses: ``value`` (``None`` for the default), else
     ``$PYOMO_MBDYN_COMPILE``, else ``"auto"``; ``True``/``False`` read as
     ``"always"``/``"never"``.  An unknown value raises ``ConfigurationError``."""
@@ -106,7 +111,7 @@ def resolve_mode(value):
     raise ConfigurationError(f"{source} = {value!r}: expected one of {', '.join(MODES)} (or True / False)")
 
 
-def cache_folder():
+def cache_folder() -> str:
     """The folder of the compiled libraries (created on first use)."""
     folder = os.environ.get("PYOMO_MBDYN_CACHE")
     if not folder:
@@ -115,7 +120,7 @@ def cache_folder():
     return folder
 
 
-def compiler():
+def compiler() -> str | None:
     """The C compiler's path: ``$CC``, else ``cc``, else ``gcc`` on ``PATH``; ``None``
     if there is none."""
     for name in (os.environ.get("CC"), "cc", "gcc"):
@@ -134,7 +139,7 @@ def _key(F, cc):
     return digest.hexdigest()[:32]
 
 
-def prune(folder=None, limit=None):
+def prune(folder: str | None = None, limit: int | None = None) -> list[str]:
     """Remove the least recently used libraries of the cache folder until the rest
     take at most ``limit`` bytes (default :data:`CACHE_LIMIT`); returns the removed
     file names.  Run before every compile; a library's time stamp is renewed each
@@ -180,7 +185,8 @@ def _note_once(message):
         logger.warning(message)
 
 
-def native(F, J, H, mode, pending=None):
+def native(F: ca.Function, J: ca.Function, H: ca.Function, mode: str,
+           pending: list[tuple[str, ...]] | None = None) -> tuple[ca.Function, ca.Function, ca.Function]:
     """``(F, J, H)`` to evaluate in a solve, the derivatives ``J = ∂F/∂z`` and
     ``H = ∇²(λᵀF)`` compiled from the cache where ``mode`` says so (see the module
     docstring), else as given (the interpreter).  The step ``F`` itself stays an SX
@@ -235,7 +241,7 @@ def native(F, J, H, mode, pending=None):
     return F, J, H
 
 
-def launch(jobs):
+def launch(jobs: Sequence[Sequence[str]]) -> None:
     """Start one detached background process (:mod:`~pyomo_mbdyn.solvers.native_build`,
     at a lower priority: ``nice`` 10) that compiles ``jobs`` one after the other — one
     compiler at a time, so that a translation of several families does not start
@@ -249,7 +255,7 @@ def launch(jobs):
                      start_new_session=True)
 
 
-def slot_taken(folder):
+def slot_taken(folder: str) -> bool:
     """True while a background compile holds the cache folder's slot (:data:`SLOT`)."""
     try:
         import fcntl

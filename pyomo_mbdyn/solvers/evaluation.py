@@ -13,6 +13,11 @@
   added to a solve's options where neither the call nor the solver sets them.
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
 import io
 import math
 
@@ -31,13 +36,13 @@ def _blocks(model):
     return model.component_data_objects(pyo.Var, active=True, descend_into=True)
 
 
-def with_model_defaults(model, solver_options, keywords):
+def with_model_defaults(model: Any, solver_options: Mapping[str, Any], keywords: dict[str, Any]) -> dict[str, Any]:
     """``keywords`` of a Pyomo ``solve`` call with ``options`` completed by the defaults
     that ``model``'s blocks carry in a dict attribute ``_solver_defaults`` (an
     :class:`~pyomo_mbdyn.ocp.OptimalControlProblem` records there what its rows need,
     its ``solver_defaults``), for the names that neither ``keywords["options"]`` nor
     ``solver_options`` (the solver object's own) set.  ``keywords`` is not changed."""
-    defaults = {}
+    defaults: dict[str, Any] = {}
     for block in model.component_data_objects(pyo.Block, descend_into=True):
         defaults.update(getattr(block, "_solver_defaults", None) or {})
     given = dict(keywords.get("options") or {})
@@ -47,7 +52,7 @@ def with_model_defaults(model, solver_options, keywords):
     return {**keywords, "options": {**added, **given}}
 
 
-def check_finite_start(model, solver_name, limit=5):
+def check_finite_start(model: Any, solver_name: str, limit: int = 5) -> None:
     """Raise :class:`~pyomo_mbdyn.errors.ConfigurationError` naming the variables whose
     value is NaN or ±inf (``None`` is fine: the solver starts those at 0)."""
     bad = []
@@ -61,7 +66,7 @@ def check_finite_start(model, solver_name, limit=5):
                                  f"variable a finite value (or None) before solving")
 
 
-def invalid_rows(model, limit=5):
+def invalid_rows(model: Any, limit: int = 5) -> list[str]:
     """``"name (reason)"`` for the active objective and constraints that cannot be
     evaluated, or evaluate to a non-finite number, at the model's current values."""
     found = []
@@ -82,7 +87,7 @@ def invalid_rows(model, limit=5):
     return found
 
 
-def expression_value(expr, memo=None, failures="raise"):
+def expression_value(expr: Any, memo: dict[int, tuple[Any, float]] | None = None, failures: str = "raise") -> float:
     """The value of a Pyomo expression, each subexpression evaluated once (``memo``,
     shareable across rows: id → (node, value), the node kept so that its id stays valid).
 

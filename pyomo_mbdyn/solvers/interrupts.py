@@ -15,6 +15,14 @@ command line installs :func:`handle` for both signals so that SIGTERM ends a run
 does: one last answer, temporary files removed, exit status 143.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from types import FrameType
+
 import contextlib
 import signal
 import threading
@@ -24,7 +32,7 @@ __all__ = ["Terminated", "interruptible", "handle", "pending", "raise_if_interru
 
 #: the signals noted by :func:`handle` and :func:`interruptible` and not yet raised again
 #: by :func:`raise_if_interrupted` (a library that swallows the exception cannot lose them)
-_received = []
+_received: list[int] = []
 
 
 class Terminated(KeyboardInterrupt):
@@ -35,7 +43,7 @@ class Terminated(KeyboardInterrupt):
         super().__init__(signal.Signals(self.signum).name)
 
 
-def handle(signum, frame):
+def handle(signum: int, frame: FrameType | None) -> None:
     """The command line's handler of SIGINT and SIGTERM: note the signal (see
     :func:`raise_if_interrupted`) and raise ``KeyboardInterrupt`` (SIGINT) or
     :class:`Terminated`."""
@@ -47,12 +55,12 @@ def _interruption(signum):
     return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
 
 
-def pending():
+def pending() -> bool:
     """True while a signal that :func:`handle` noted has not been raised again or cleared."""
     return bool(_received)
 
 
-def raise_if_interrupted():
+def raise_if_interrupted() -> None:
     """Raise the interruption of a signal that :func:`handle` noted and that no one has
     raised yet: a C library (CasADi) may have swallowed the exception the handler raised."""
     if _received:
@@ -61,7 +69,7 @@ def raise_if_interrupted():
         raise _interruption(signum)
 
 
-def interruption_behind(error):
+def interruption_behind(error: BaseException | None) -> KeyboardInterrupt | None:
     """The interruption that caused ``error``, or ``None``: a signal noted and not yet
     raised, or a ``KeyboardInterrupt`` in its chain (a C extension that returned while
     the handler's exception was set raises ``SystemError`` from it).  Clears the note."""
@@ -79,14 +87,14 @@ def interruption_behind(error):
     return None
 
 
-def exit_status(interrupt):
+def exit_status(interrupt: BaseException) -> int:
     """The shell's exit status for an interruption: 128 + the signal number (130 for
     Ctrl-C, 143 for SIGTERM)."""
     return 128 + int(getattr(interrupt, "signum", signal.SIGINT))
 
 
 @contextlib.contextmanager
-def interruptible():
+def interruptible() -> Iterator[None]:
     """Run the block (a call into a C solver) so that a SIGINT or SIGTERM that arrives
     during it is raised again when it returns, even when the library swallowed the
     Python exception.  Outside the main thread (where Python delivers no signals) the
@@ -94,7 +102,8 @@ def interruptible():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    caught, previous = [], {}
+    caught: list[int] = []
+    previous: dict[signal.Signals, Any] = {}
 
     def note(signum, frame):
         caught.append(signum)

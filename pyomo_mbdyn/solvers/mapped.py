@@ -30,6 +30,11 @@ The derivative Functions are passed to ``nlpsol`` as its ``grad_f``,
 ``jac_g`` and ``hess_lag`` options.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
 import casadi as ca
 
 from .compiled import launch, native
@@ -62,10 +67,10 @@ def _remember(key, value):
     return value
 
 
-_DERIVATIVES = {}
+_DERIVATIVES: dict[Any, Any] = {}
 
 
-def composed_groups(F, inputs):
+def composed_groups(F: ca.Function, inputs: Sequence[ca.SX]) -> list[tuple[ca.Function, list[int], list[ca.SX]]]:
     """The keys of one uniform group split by how their inputs are made.
 
     ``inputs[k]`` is the SX vector ``z_k`` of key k (expressions of the NLP's
@@ -85,7 +90,7 @@ def composed_groups(F, inputs):
             direct.append(k)
         else:
             symbols[k] = ca.symvar(z)
-    counts = {}
+    counts: dict[int, int] = {}
     for s in symbols.values():
         counts[len(s)] = counts.get(len(s), 0) + 1
 
@@ -96,7 +101,8 @@ def composed_groups(F, inputs):
 
     # a key whose number of variables no other key has is a graph of its own: its G is
     # built only if it is composed (inputs nested over the horizon have one each)
-    shapes, alone = {}, []
+    shapes: dict[str, tuple[ca.Function, list[tuple[int, ca.SX]]]] = {}
+    alone: list[int] = []
     for k, s in symbols.items():
         if counts[len(s)] == 1:
             alone.append(k)
@@ -104,7 +110,8 @@ def composed_groups(F, inputs):
             G = shape(k)
             shapes.setdefault(G.serialize(), (G, []))[1].append((k, ca.vertcat(*s)))
     shared = [G.size1_in(0) for G, members in shapes.values() if len(members) > 1]
-    singles = [(G, members[0][0]) for G, members in shapes.values() if len(members) == 1]
+    singles: list[tuple[ca.Function | None, int]] = [(G, members[0][0]) for G, members in shapes.values()
+                                                      if len(members) == 1]
     singles += [(None, k) for k in alone]
     composed = [(_composed(F, G), [k for k, _ in members], [sk for _, sk in members])
                 for G, members in shapes.values() if len(members) > 1]
@@ -145,7 +152,7 @@ def _common_symbols(n):
     return symbols
 
 
-_COMMON = {}
+_COMMON: dict[int, ca.SX] = {}
 
 
 def _blockdiag(M, block, K):
@@ -168,7 +175,8 @@ def _hessian(L, x):
     return ca.SX(pattern, ca.vertcat(*H.nonzeros())) if H.nnz() else ca.SX(n, n)
 
 
-def mapped_nlp(x, f, g_walked, groups, inputs, compiled="never"):
+def mapped_nlp(x: ca.SX, f: ca.SX, g_walked: ca.SX, groups: Sequence[tuple[ca.Function, int]],
+               inputs: Sequence[ca.SX], compiled: str = "never") -> tuple[ca.MX, ca.MX, ca.MX, dict[str, ca.Function], int]:
     """``(X, f, g, functions, n_native)``: the MX graph of the NLP, its derivative
     Functions and how many groups' derivatives are native code.
 
@@ -208,7 +216,8 @@ def mapped_nlp(x, f, g_walked, groups, inputs, compiled="never"):
 
     rows, jac_rows, hess_terms, adjoints = [gw_X], [Jw_X], [], []
     lam_g = ca.MX.sym("lam_g", n_w + sum(F.size1_out(0) * K for F, K in groups))
-    offset_z, offset_g, n_native, pending = 0, n_w, 0, []
+    offset_z, offset_g, n_native = 0, n_w, 0
+    pending: list[tuple[str, ...]] = []
     for F, K in groups:
         nz, nr = F.size1_in(0), F.size1_out(0)
         J, H = _step_derivatives(F)

@@ -13,6 +13,10 @@ reader sees no library or the whole one); ``folder`` and ``lock`` are removed
 at the end whatever happens.  Returns ``None`` or the compiler's error text.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+
 import os
 import shutil
 import subprocess
@@ -21,12 +25,12 @@ import sys
 NAMES = ("j", "h")
 
 
-def names(key):
+def names(key: str) -> tuple[str, ...]:
     """The symbols the library of ``key`` exports (unique per family)."""
     return tuple(f"{prefix}_{key}" for prefix in NAMES)
 
 
-def build(folder, key, cc, flags, library, lock=None):
+def build(folder: str, key: str, cc: str, flags: Sequence[str], library: str, lock: str | None = None) -> str | None:
     import casadi as ca
 
     try:

@@ -20,8 +20,16 @@ Library's ``write_sol``, which Pyomo's ``ResultsReader_sol`` parses: a message,
 ``objno 0 <solve_result_num>``, then real-valued suffix tables.
 """
 
-from dataclasses import dataclass, field
+from __future__ import annotations
+
+import os
 import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["NlFile", "UnsupportedConstruct", "read_nl", "write_sol"]
 
@@ -94,7 +102,7 @@ class NlFile:
     suffixes: dict = field(default_factory=dict)
 
     @property
-    def n_discrete(self):
+    def n_discrete(self) -> int:
         return self.n_binary + self.n_integer
 
 
@@ -105,7 +113,7 @@ def _strip_comment(line):
     return line.rstrip()
 
 
-def read_nl(path):
+def read_nl(path: str | os.PathLike[str]) -> NlFile:
     """Read a text .nl file; return an :class:`NlFile`.
 
     Raises
@@ -168,7 +176,9 @@ def read_nl(path):
     return NlFile(text, n_var, n_con, n_obj, n_binary, n_integer, suffixes)
 
 
-def write_sol(path, message, x, duals, solve_result_num, var_suffixes=()):
+def write_sol(path: str | os.PathLike[str], message: str, x: Sequence[float] | np.ndarray,
+              duals: Sequence[float] | np.ndarray, solve_result_num: int,
+              var_suffixes: Iterable[tuple[str, Sequence[float] | np.ndarray]] = ()) -> None:
     """Write an AMPL .sol file as the AMPL Solver Library's ``write_sol`` does.
 
     Parameters

@@ -27,6 +27,14 @@ Used by the in-process CasADi solvers around each solve (quiet unless ``tee``)::
         solver(x0=...)            # IPOPT's log goes to ``log``, from this thread only
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
 import contextlib
 import sys
 import threading
@@ -35,7 +43,7 @@ __all__ = ["capture_output"]
 
 _lock = threading.Lock()
 #: thread ident -> the buffers of its active captures (innermost last)
-_buffers = {}
+_buffers: dict[int, list[SupportsWrite[str]]] = {}
 #: while any capture is active: (stdout, stderr found, their routers)
 _installed = None
 
@@ -68,7 +76,7 @@ class _Router:
 
 
 @contextlib.contextmanager
-def capture_output(buffer):
+def capture_output(buffer: SupportsWrite[str]) -> Iterator[SupportsWrite[str]]:
     """Send what this thread prints to ``sys.stdout`` or ``sys.stderr`` into ``buffer``
     (an object with ``write``) while the ``with`` block runs; other threads print as
     before, and ``sys.stdout`` / ``sys.stderr`` are back as found when the last

@@ -32,6 +32,8 @@ installed and a warning says so; ``tests/solvers/test_pyomo_fixes.py`` then
 shows whether that Pyomo still needs it.
 """
 
+from __future__ import annotations
+
 import logging
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
@@ -60,7 +62,7 @@ def _before_named_expression(visitor, child):
     return True, None
 
 
-def apply():
+def apply() -> None:
     """Install the fix (idempotent)."""
     global _applied
     if _applied:

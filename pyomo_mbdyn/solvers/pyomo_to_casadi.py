@@ -35,6 +35,10 @@ limit); the error says how to reformulate (:data:`NONSMOOTH_ADVICE`).  The AMPL
 path refuses the same (:mod:`pyomo_mbdyn.solvers.nl_file`).
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from dataclasses import dataclass, field
 import math
 
@@ -63,7 +67,7 @@ _binary = ca.SX.binary
 _unary_op = ca.SX.unary
 _ADD, _SUB, _MUL, _DIV, _POW = ca.OP_ADD, ca.OP_SUB, ca.OP_MUL, ca.OP_DIV, ca.OP_POW
 _LOG10 = 1.0 / math.log(10.0)
-_constants = {}
+_constants: dict[float, ca.SX] = {}
 
 
 def _sx(v):
@@ -274,7 +278,7 @@ class ExpressionTranslator:
         return handler
 
     # -- the walk -------------------------------------------------------------
-    def translate(self, expr):
+    def translate(self, expr: Any) -> ca.SX | float:
         """Return the SX expression (or float) of the Pyomo expression ``expr``.
 
         Raises ``_Unsupported`` (internal) for constructs CasADi cannot take;
@@ -328,6 +332,7 @@ class ExpressionTranslator:
                     err.named = frame[0].name
                     break
             raise
+        raise AssertionError("unreachable: the walk returns when its stack empties")  # for the type checker
 
     def _first(self, expr):
         """(value,) when ``expr`` needs no walk, else None."""
@@ -379,11 +384,11 @@ class CasadiNLP:
     extras: dict = field(default_factory=dict)
 
     @property
-    def n_var(self):
+    def n_var(self) -> int:
         return len(self.variables)
 
     @property
-    def n_con(self):
+    def n_con(self) -> int:
         return len(self.constraints)
 
 
@@ -431,7 +436,8 @@ def _uniform_groups(block):
     return groups, claimed
 
 
-def translate(block, solver_name="casadi", skip_trivial_constraints=False, structured=True, compiled="never"):
+def translate(block: Any, solver_name: str = "casadi", skip_trivial_constraints: bool = False, structured: bool = True,
+              compiled: str = "never") -> CasadiNLP:
     """Translate the active objective and constraints of ``block`` to a :class:`CasadiNLP`.
 
     Parameters

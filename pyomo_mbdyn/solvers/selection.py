@@ -11,6 +11,10 @@ executable that ``get_solver`` returns is given an empty options file
 executable reads ``./bonmin.opt`` whatever its options say: that is not covered.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import functools
 import glob
 import os
@@ -38,7 +42,7 @@ KNOWN_SOLVERS = {
 
 
 @functools.lru_cache(maxsize=None)
-def library_version(backend):
+def library_version(backend: str) -> str | None:
     """Version string of the library of ``backend`` (a name of
     :data:`~pyomo_mbdyn.solvers.backends.BACKENDS`: IPOPT, Bonmin) inside casadi, or None:
     from the library's version header where it has one, else from the library file's name."""
@@ -93,7 +97,7 @@ class _quiet:
             lg.setLevel(level)
 
 
-def available_solvers():
+def available_solvers() -> list[dict[str, Any]]:
     """List the solvers that can run here.
 
     Returns
@@ -143,7 +147,7 @@ def _has_discrete_variables(model):
     )
 
 
-def get_solver(name=None, *, model=None, discrete=None, **options):
+def get_solver(name: str | None = None, *, model: Any = None, discrete: bool | None = None, **options: Any) -> Any:
     """Return a ready Pyomo solver, preferring an executable on PATH.
 
     Parameters

@@ -25,6 +25,10 @@ None`` to leave the libraries' own thread counts alone (results may then differ
 between machines in their last digits).
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
 import contextlib
 import ctypes
 import glob
@@ -51,10 +55,10 @@ def _count(threads):
     return threads
 
 
-_OPENBLAS = {}  # path -> ctypes handle of a loaded copy
+_OPENBLAS: dict[str, ctypes.CDLL] = {}  # path -> ctypes handle of a loaded copy
 
 
-def bundled_openblas():
+def bundled_openblas() -> list[ctypes.CDLL]:
     """The copies of the OpenBLAS inside the ``casadi`` wheel that this process has
     loaded (``ctypes`` handles; empty when none is loaded yet or casadi links another
     BLAS).  A wheel holds each name of a shared library as a file of its own
@@ -81,7 +85,7 @@ def bundled_openblas():
 
 
 @contextlib.contextmanager
-def blas_threads(threads=None):
+def blas_threads(threads: int | None = None) -> Iterator[None]:
     """Run the block with the bundled OpenBLAS on ``threads`` threads (default
     :data:`BLAS_THREADS`; ``None``: untouched), restoring its count afterwards."""
     threads = _count(threads)
@@ -96,7 +100,7 @@ def blas_threads(threads=None):
             lib.openblas_set_num_threads(count)
 
 
-def solver_environment(env=None, threads=None):
+def solver_environment(env: Mapping[str, str] | None = None, threads: int | None = None) -> dict[str, str]:
     """``env`` (default: this process's environment) with the BLAS / OpenMP thread
     variables of a solver child process set to ``threads`` (default
     :data:`BLAS_THREADS`; ``None``: ``env`` unchanged)."""

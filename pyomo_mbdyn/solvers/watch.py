@@ -63,6 +63,14 @@ This module imports only numpy and (when a watch is made) casadi: the AMPL drive
 runs without the package, imports it as a sibling.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
 import math
 
 __all__ = ["WATCH_OPTION", "DEFAULTS", "DIVERGING", "DivergenceWatch", "split_watch_options",
@@ -72,7 +80,7 @@ __all__ = ["WATCH_OPTION", "DEFAULTS", "DIVERGING", "DivergenceWatch", "split_wa
 WATCH_OPTION = "divergence_watch"
 
 #: the watch's parameters and their defaults (see the module docstring)
-DEFAULTS = {"growth": 1e2, "floor": 1e1, "window": 50, "reference": 5}
+DEFAULTS: dict[str, Any] = {"growth": 1e2, "floor": 1e1, "window": 50, "reference": 5}
 
 #: what the parameters mean, for messages and the guide
 MEANING = {
@@ -122,7 +130,7 @@ def _parameter(name, value):
     return number
 
 
-def split_watch_options(options):
+def split_watch_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """``(ipopt_options, settings)``: ``options`` without the watch's own, and the watch's
     parameters (:data:`DEFAULTS` completed by the options given), or None when
     ``divergence_watch`` is off.  Raises ``ValueError`` naming a bad option or value."""
@@ -141,7 +149,7 @@ def split_watch_options(options):
     return rest, ({**DEFAULTS, **given} if on else None)
 
 
-def given_watch_options(options):
+def given_watch_options(options: Iterable[str]) -> list[str]:
     """The names in ``options`` that belong to the watch (for refusing them where no watch runs)."""
     return [n for n in options if n == WATCH_OPTION or n.startswith(WATCH_OPTION + ".")]
 
@@ -153,25 +161,30 @@ class DivergenceWatch:
     :attr:`report` holds the measured numbers and :meth:`message` says them.  ``sigma`` is
     +1 for a minimisation, −1 for a maximisation (IPOPT minimises σ f; reports show f)."""
 
-    def __init__(self, growth=DEFAULTS["growth"], floor=DEFAULTS["floor"], window=DEFAULTS["window"],
-                 reference=DEFAULTS["reference"], sigma=1.0):
+    #: the first failure inside :func:`watch_callback`'s callback (set by it), or None
+    error: str | None
+
+    def __init__(self, growth: float = DEFAULTS["growth"], floor: float = DEFAULTS["floor"],
+                 window: int = DEFAULTS["window"], reference: int = DEFAULTS["reference"],
+                 sigma: float = 1.0) -> None:
         self.growth, self.floor = float(growth), float(floor)
         self.window, self.reference = int(window), int(reference)
         self.sigma = float(sigma)
-        self.f, self.theta = [], []
-        self.report = None
+        self.f: list[float] = []
+        self.theta: list[float] = []
+        self.report: dict[str, Any] | None = None
 
     @property
-    def iterations(self):
+    def iterations(self) -> int:
         return len(self.theta)
 
-    def threshold(self):
+    def threshold(self) -> tuple[float, float]:
         """``(θ_stop, θ_ref)``: θ_stop = max(growth · θ_ref, floor), θ_ref the largest θ of the first
         ``reference`` iterations."""
         ref = max(self.theta[: self.reference]) if self.theta else 0.0
         return max(self.growth * ref, self.floor), ref
 
-    def observe(self, f, theta):
+    def observe(self, f: float, theta: float) -> bool:
         """Record iterate k = :attr:`iterations` (objective σ f as IPOPT minimises it,
         infeasibility θ); True when the rule says stop (and from then on)."""
         if self.report is not None:
@@ -199,7 +212,7 @@ class DivergenceWatch:
         }
         return True
 
-    def message(self):
+    def message(self) -> str:
         """One sentence with the measured numbers (the solver's message after a stop)."""
         r = self.report
         if r is None:
@@ -207,7 +220,7 @@ class DivergenceWatch:
         return message_of(r)
 
 
-def message_of(r):
+def message_of(r: Mapping[str, Any]) -> str:
     """The sentence of :meth:`DivergenceWatch.message` from a report dict (also read back from the AMPL driver)."""
     return (f"{DIVERGING}: stopped by the divergence watch at iteration {r['iteration']}: over the last "
             f"{r['window']} iterations (since iteration {r['since']}) the primal infeasibility max|g - bounds| "
@@ -219,7 +232,8 @@ def message_of(r):
             f"infeasibility")
 
 
-def watch_callback(settings, lbg, ubg, sigma=1.0):
+def watch_callback(settings: Mapping[str, Any], lbg: npt.ArrayLike, ubg: npt.ArrayLike,
+                   sigma: float = 1.0) -> tuple[Any, DivergenceWatch]:
     """``(callback, watch)``: a ``casadi.Callback`` for nlpsol's ``iteration_callback`` that feeds
     a :class:`DivergenceWatch` with ``settings`` and returns 1 (stop) when it says so.
 
