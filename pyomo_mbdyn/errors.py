@@ -23,6 +23,7 @@ __all__ = [
     "MissingFileError",
     "DestinationError",
     "ModellingWarning",
+    "GridDependenceWarning",
 ]
 
 
@@ -116,3 +117,9 @@ class DestinationError(MbdynError, OSError):
 class ModellingWarning(UserWarning):
     """A legal but suspicious input: the library goes on with the documented behaviour and
     says what it assumed (e.g. a joint point far from both bodies it joins)."""
+
+
+class GridDependenceWarning(ModellingWarning):
+    """A solve by grid refinement whose fine grid's objective departs from the coarse grid's by
+    more than the scheme's order predicts (:func:`pyomo_mbdyn.ocp.solve.grid_dependence`): the
+    grids reached different local optima; compare starts (multistart)."""

@@ -76,16 +76,127 @@ class OptimalControlProblem(Bounds):
         #: (:data:`pyomo_mbdyn.ocp.solve.REFINED_STAGE_OPTIONS`)
         self.solver_defaults = {}
         self.block._solver_defaults = self.solver_defaults
+        #: the statements made on this problem, in order: ``(method name, args, keywords)``;
+        #: :meth:`solve` replays them on a coarser copy of the block (grid refinement)
+        self.statements = []
+        self._depth = 0
+        self._names_after_statements = set(self.block.component_map())
+        # whether the block holds its own guess: at creation, and the values after the last statement
+        self._own_guess = bool(getattr(dyn, "never_solved", False))
+        self._values_after_statements = dyn._value_fingerprint() if self._own_guess else None
+        #: the stages of the last :meth:`solve` (``solve_refined``'s reports), one per grid
+        self.stages = []
 
-    def solve(self, solver=None, options=None, tee=False, duals=False, **keywords):
-        """:func:`pyomo_mbdyn.ocp.solve` on the model holding the block; returns the results.
+    def solve(self, solver=None, options=None, tee=False, duals=False, refine=True, **keywords):
+        """Solve the problem; returns Pyomo's results of the solve on the block's own grid.
+
+        ``refine=True`` (default): when the block still holds its own guess (no
+        ``initialize_from``, no earlier solve, no value set after the problem's statements),
+        its grid N has a coarser grid of at least
+        :data:`~pyomo_mbdyn.ocp.solve.PROBLEM_REFINE_FROM` = 50 steps
+        (:func:`~pyomo_mbdyn.ocp.solve.refinement_grids`, ratio ≤ 8: N = 100, 200, 400 → 50;
+        N < 100 is solved directly) and the model holds nothing but the block and this
+        problem, the problem is solved by grid refinement, the
+        mechanism of the command line (:func:`~pyomo_mbdyn.ocp.solve.solve_refined`): the
+        statements made on this problem (:attr:`statements`) are replayed on a copy of the
+        block on the coarse grid (same scheme, system and options), that copy is solved from
+        its own guess, and its solution, interpolated (:func:`~pyomo_mbdyn.ocp.refined_trajectory`),
+        starts the solve of this model.  The coarse grid only supplies the start: the problem
+        solved last is this model, unchanged.  Why: from the rest guess each N can land on a
+        different local optimum (the acrobot's GC: J = 32.4 / 45.8 / 7238 at N = 50 / 100 /
+        200); from one coarse optimum the grids follow one branch (32.4 / 24.4 / 22.4), and
+        the solve is faster (0.6 / 1.7 / 1.2 s CPU against 0.6 / 7 / 57 s;
+        benchmarks/pages/refinement.md).  If the coarse stage fails, this model is solved
+        from its own guess.  A fine J that departs from the coarse J by more than the
+        scheme's order predicts is a :class:`~pyomo_mbdyn.errors.GridDependenceWarning`.
+        :attr:`stages` holds one report per grid.
+
+        ``refine=False``, or a start of your own (``dyn.initialize_from``), or components
+        added to the model outside this problem: :func:`pyomo_mbdyn.ocp.solve` on this model
+        from its current values.
 
         ``duals=True`` declares the ``dual`` Suffix first, so that
         ``dyn.trajectory().momentum_multipliers`` (λ = -dual) is filled.
         """
-        from .solve import solve
+        from .solve import PROBLEM_REFINE_FROM, refinement_grids, solve, solve_refined
 
-        return solve(self.dyn.model(), solver=solver, options=options, tee=tee, duals=duals, **keywords)
+        if not isinstance(refine, bool):
+            raise ConfigurationError(f"solve: refine must be True or False, got {refine!r}")
+        model = self.dyn.model()
+        steps = int(self.dyn.config.steps)
+        self.stages = []
+        reason = self._not_refinable() if refine else "refine=False"
+        grids = refinement_grids(steps, PROBLEM_REFINE_FROM) if reason is None else [steps]
+        if len(grids) == 1:
+            results = solve(model, solver=solver, options=options, tee=tee, duals=duals, **keywords)
+            self.stages = [{"steps": steps, "start": "guess" if reason is None else reason,
+                            "status": str(results.solver.termination_condition),
+                            "iterations": getattr(results.solver, "iterations", None)}]
+            return results
+
+        def build(n):
+            return model if n == steps else self.coarse_copy(n)
+
+        _, results = solve_refined(build, steps, coarsest=PROBLEM_REFINE_FROM, solver=solver,
+                                   options=options, tee=tee, report=self.stages.append, duals=duals,
+                                   fallback=True, **keywords)
+        return results
+
+    def _not_refinable(self):
+        """Why :meth:`solve` does not refine (a short phrase), or None."""
+        dyn = self.dyn
+        solutions = getattr(getattr(dyn.model(), "solutions", None), "solutions", ())
+        if (not self._own_guess or len(solutions)
+                or dyn._value_fingerprint() != self._values_after_statements):
+            return "the block's current values (initialize_from or an earlier solve)"
+        if any(name == "select_actuators" for name, _, _ in self.statements):
+            return "a mixed-integer problem (select_actuators)"
+        model = dyn.model()
+        if dyn.parent_block() is not model:
+            return "a block inside another block"
+        for component in model.component_objects((pyo.Var, pyo.Constraint, pyo.Objective, pyo.Block),
+                                                 active=True, descend_into=False):
+            if component is not dyn and component is not self.block:
+                return f"the model's own component {component.name!r}"
+        if set(self.block.component_map()) != self._names_after_statements:
+            return "components added to the problem block"
+        return None
+
+    def coarse_copy(self, steps):
+        """A new model with this problem on ``steps`` steps: a block of the same scheme, system
+        and options (``dyn.config``) named as this one, and the :attr:`statements` replayed on
+        an :class:`OptimalControlProblem` of the same name.  What :meth:`solve` refines from;
+        components of the model outside this problem are not copied.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import pyomo.environ as pyo
+        >>> from pyomo_mbdyn.mechanics import examples
+        >>> from pyomo_mbdyn.schemes import scheme_block
+        >>> m = pyo.ConcreteModel()
+        >>> m.dyn = scheme_block("rem", system=examples.pendulum(), steps=40, horizon=1.0)
+        >>> problem = OptimalControlProblem(m.dyn)
+        >>> effort = problem.minimise_control_effort()
+        >>> problem.fix_final_configuration([np.pi / 2])
+        >>> [name for name, _, _ in problem.statements]
+        ['minimise_control_effort', 'fix_final_configuration']
+        >>> coarse = problem.coarse_copy(10)
+        >>> coarse.dyn.config.steps, coarse.ocp.control_effort.active
+        (10, True)
+        """
+        from ..schemes import scheme_block
+
+        dyn = self.dyn
+        options = {key: dyn.config[key] for key in dyn.config.keys() if dyn.config[key] is not None}
+        options["steps"] = int(steps)
+        coarse = pyo.ConcreteModel()
+        coarse.add_component(dyn.local_name, scheme_block(dyn.scheme, **options))
+        problem = OptimalControlProblem(coarse.component(dyn.local_name), name=self.block.local_name)
+        problem.solver_defaults.update(self.solver_defaults)
+        for name, args, keywords in self.statements:
+            getattr(problem, name)(*args, **keywords)
+        return coarse
 
     # -- objective -------------------------------------------------------------
     def minimise_control_effort(self, weights=None):
@@ -526,6 +637,41 @@ class OptimalControlProblem(Bounds):
         if kept is None:
             raise ConfigurationError("active_actuators: select_actuators was not called on this problem")
         return [a for a in self.block.actuators if kept[a].value is not None and kept[a].value >= 0.5]
+
+#: the methods that state the problem, recorded by :meth:`OptimalControlProblem.solve`'s refinement
+STATEMENTS = ("minimise_control_effort", "free_final_time", "minimise_final_time", "fix_final_position",
+              "fix_final_orientation", "fix_final_configuration", "fix_final_joints", "joint_coordinates",
+              "point", "require_final_rest", "select_actuators", "bound_controls", "bound_joint",
+              "apply_joint_limits", "apply_effort_limits", "apply_velocity_limits",
+              "bound_rotation_increments")
+
+
+def _recorded(method):
+    """``method`` that appends ``(name, args, keywords)`` to ``problem.statements`` when it
+    succeeds (outermost calls only: a statement calling another is one statement)."""
+    import functools
+
+    @functools.wraps(method)
+    def statement(self, *args, **keywords):
+        self._depth += 1
+        try:
+            out = method(self, *args, **keywords)
+        finally:
+            self._depth -= 1
+        if self._depth == 0:
+            self.statements.append((method.__name__, args, keywords))
+            self._names_after_statements = set(self.block.component_map())
+            if self._own_guess:  # a statement may set values (a fixed final θ_N): still the own guess
+                self._values_after_statements = self.dyn._value_fingerprint()
+        return out
+
+    return statement
+
+
+for _name in STATEMENTS:
+    setattr(OptimalControlProblem, _name, _recorded(getattr(OptimalControlProblem, _name)))
+del _name
+
 
 def _positive_number(value):
     if non_number_kind(value):

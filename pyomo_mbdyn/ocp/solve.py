@@ -12,14 +12,16 @@ reported the same way, before any solver runs.
 
 import logging
 
+import numpy as np
+
 from ..errors import ConfigurationError, MbdynError, SolveFailedError
 from ..schemes.structure import expression_value
 
 logger = logging.getLogger("pyomo_mbdyn.ocp")
 
 __all__ = ["solve", "solve_refined", "declare_duals",
-           "refinable", "refinement_grids", "ADVICE", "SUCCESS", "REFINE_FROM",
-           "REFINED_STAGE_OPTIONS"]
+           "refinable", "refinement_grids", "grid_dependence", "ADVICE", "SUCCESS", "REFINE_FROM",
+           "PROBLEM_REFINE_FROM", "JUMP_TOLERANCE", "REFINED_STAGE_OPTIONS"]
 
 #: termination conditions that count as a solution
 SUCCESS = ("optimal", "locallyOptimal")
@@ -27,6 +29,22 @@ SUCCESS = ("optimal", "locallyOptimal")
 #: coarsest grid of :func:`solve_refined` by default: the paper models converge
 #: from their interpolated guesses at N ≤ 80 (benchmarks/README.md, "Convergence at scale")
 REFINE_FROM = 80
+
+#: coarsest grid of :meth:`OptimalControlProblem.solve <pyomo_mbdyn.ocp.OptimalControlProblem.solve>`
+#: by default (``refine=True``): a problem on N ≥ 2·50 steps whose block holds its own guess is
+#: solved on ``refinement_grids(N, 50)`` (50 then N for N = 100, 200, 400), so every N starts from
+#: the same coarse optimum instead of a different local optimum reached from the rest guess at
+#: each N.  Measured (benchmarks/pages/refinement.md): the acrobot's GC gives J = 32.43 / 24.44 /
+#: 22.44 at N = 50 / 100 / 200 (one branch, differences in the ratio 4 of order 2; from a
+#: 25-step grid, whose optimum J = 76.8 does not resolve the swing-up, N = 100 reached another
+#: optimum, 26.44), where the direct solves jump (32.43 / 45.81 / 7238)
+PROBLEM_REFINE_FROM = 50
+
+#: relative tolerance κ of :func:`grid_dependence`: the coarse grid's J may lie up to κ·|J| from
+#: the converged value.  0.5: the acrobot's 50-step J lies 49 % above its limit on the branch
+#: that N = 100 and 200 converge to (benchmarks/pages/refinement.md); a jump between optima
+#: there is a factor (45.8 against 24.4, 7238 against 22.4)
+JUMP_TOLERANCE = 0.5
 
 #: IPOPT options of the refined stages of :func:`solve_refined`: the starting
 #: multipliers are IPOPT's least-squares estimate at the refined guess, which lies
@@ -352,8 +370,39 @@ def refinement_grids(steps, coarsest=REFINE_FROM, ratio=8):
         grids.append(n // k)
 
 
+def grid_dependence(j_coarse, j_fine, coarse_steps, fine_steps, order, tolerance=JUMP_TOLERANCE):
+    """The message of a :class:`~pyomo_mbdyn.errors.GridDependenceWarning`, or None: whether the
+    objective ``j_fine`` on ``fine_steps`` departs from ``j_coarse`` on ``coarse_steps`` by more
+    than a scheme of ``order`` p predicts.
+
+    A scheme of order p gives ``J_N = J* + C h_N^p + …`` on one branch of optima, so
+    ``J_c - J_N = C (h_c^p - h_N^p)``.  Two grids do not determine C; the stated bound is
+    ``|C| h_c^p ≤ κ |J|`` (κ = ``tolerance``: the coarse grid's J within κ of the converged one),
+    which predicts ``|J_N - J_c| ≤ κ · max(|J_N|, |J_c|) · (1 - (N_c/N)^p)``.  A larger change
+    means the fine grid converged to another local optimum than the one the coarse grid's
+    solution was refined from (or the coarse grid does not resolve the motion).
+
+    >>> grid_dependence(32.43, 24.44, 50, 100, 2) is None    # the acrobot's branch, refined
+    True
+    >>> print(grid_dependence(32.43, 7238.2, 50, 200, 2))    # doctest: +ELLIPSIS
+    the objective on N = 200 steps, J = 7238.2, departs from J = 32.43 on N = 50 ...
+    """
+    j_coarse, j_fine = float(j_coarse), float(j_fine)
+    if not (np.isfinite(j_coarse) and np.isfinite(j_fine)):
+        return None
+    predicted = tolerance * max(abs(j_coarse), abs(j_fine)) * (1.0 - (coarse_steps / fine_steps) ** order)
+    change = abs(j_fine - j_coarse)
+    if change <= predicted:
+        return None
+    return (f"the objective on N = {fine_steps} steps, J = {j_fine:.6g}, departs from J = {j_coarse:.6g} "
+            f"on N = {coarse_steps} by {change:.3g}, more than a scheme of order {order} predicts "
+            f"(≤ {predicted:.3g}: κ·|J|·(1 − (N_c/N)^p), κ = {tolerance}): the two grids reached different "
+            "local optima. Compare starts: pyomo_mbdyn.studies.multistart (or the CLI's pyomo-mbdyn "
+            "multistart), another coarse grid (solve_refined(coarsest=…)), or refine=False.")
+
+
 def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None, tee=False,
-                  accept=SUCCESS, ratio=8, report=None, duals=False):
+                  accept=SUCCESS, ratio=8, report=None, duals=False, fallback=False):
     """Solve ``build(steps)`` by grid refinement; return ``(model, results)``.
 
     ``build(n)`` returns a model with a scheme block ``dyn`` on ``n`` steps
@@ -374,6 +423,17 @@ def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None,
     turns), the finer stage starts from the model's own guess, with a warning.
 
     ``duals=True`` declares the ``dual`` Suffix on the finest model (:func:`declare_duals`).
+
+    ``fallback=True``: a coarser stage that cannot be built or solved (an
+    :class:`~pyomo_mbdyn.errors.MbdynError`) is logged and the next stage starts
+    from its own guess (``start`` ``"guess (fallback)"``), so the finest grid is
+    always tried (what :meth:`OptimalControlProblem.solve
+    <pyomo_mbdyn.ocp.OptimalControlProblem.solve>` uses).
+
+    When the finest stage was started from the stage before, its J is compared
+    with that stage's (:func:`grid_dependence`, the scheme's ``record.order``); a
+    departure beyond what the order predicts is a
+    :class:`~pyomo_mbdyn.errors.GridDependenceWarning`.
 
     ``report``, if given, is called after each solved stage with a dict
     ``{"steps", "start" ("guess": the model's own; "refined": from the stage
@@ -425,10 +485,19 @@ def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None,
 
     grids = refinement_grids(steps, coarsest, ratio)
     previous = model = results = None
+    objectives = {}
     for n in grids:
         t0 = time.perf_counter()
-        model = build(n)
         start = "guess" if previous is None else "refined"
+        try:
+            model = build(n)
+        except MbdynError as err:
+            if not (fallback and n != grids[-1]):
+                raise
+            logger.warning("grid refinement %s: stage N = %d not built (%s); the next stage starts "
+                           "from its own guess", grids, n, err)
+            previous = None
+            continue
         if previous is not None:
             dyn = model.dyn
             if dyn.free_horizon:  # the coarse optimum's final time
@@ -438,6 +507,8 @@ def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None,
             except ConfigurationError as err:  # the chart cannot follow the coarse solution
                 logger.warning("solve_refined: stage N = %d starts from the model's own guess: %s", n, err)
                 start = "guess (chart)"
+        elif n != grids[0]:
+            start = "guess (fallback)"
         t1 = time.perf_counter()
         opt = solver if hasattr(solver, "solve") else get_solver(solver, model=model)
         stage_options = options if start != "refined" else \
@@ -448,11 +519,17 @@ def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None,
         except SolveFailedError as err:
             if len(grids) == 1:
                 raise
+            if fallback and n != grids[-1]:
+                logger.warning("grid refinement %s: stage N = %d failed (%s); the next stage starts "
+                               "from its own guess", grids, n, err)
+                previous = None
+                continue
             raise SolveFailedError(f"grid refinement {grids}, stage N = {n}: {err}",
                                    status=err.status) from None
+        objective = next((expression_value(o.expr) for o in
+                          model.component_data_objects(pyo.Objective, active=True)), None)
+        objectives[n] = (start, objective)
         if report is not None:
-            objective = next((expression_value(o.expr) for o in
-                              model.component_data_objects(pyo.Objective, active=True)), None)
             report({"steps": n, "start": start,
                     "status": str(results.solver.termination_condition),
                     "iterations": getattr(results.solver, "iterations", None),
@@ -460,4 +537,23 @@ def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None,
                     "solve_seconds": time.perf_counter() - t1,
                     "solver_seconds": getattr(results.solver, "wallclock_time", None)})
         previous = model.dyn.trajectory()
+    _warn_if_grid_dependent(model, grids, objectives)
     return model, results
+
+
+def _warn_if_grid_dependent(model, grids, objectives):
+    """The :class:`GridDependenceWarning` of :func:`solve_refined` (see there)."""
+    import warnings
+
+    from ..errors import GridDependenceWarning
+
+    if len(grids) < 2 or objectives.get(grids[-1], ("",))[0] != "refined":
+        return
+    coarse = grids[-2]
+    order = getattr(getattr(model.dyn, "record", None), "order", None)
+    if coarse not in objectives or not order or objectives[coarse][1] is None:
+        return
+    message = grid_dependence(objectives[coarse][1], objectives[grids[-1]][1], coarse, grids[-1], order)
+    if message is not None:
+        warnings.warn(f"{model.dyn.scheme} on {model.dyn.system}: {message}", GridDependenceWarning,
+                      stacklevel=3)
