@@ -32,7 +32,7 @@ class MbdynError(Exception):
 
     default_message = ""
 
-    def __init__(self, message=""):
+    def __init__(self, message: str = "") -> None:
         if self.default_message:
             message = f"{message} {self.default_message}".strip()
         super().__init__(message)
@@ -82,7 +82,7 @@ class SolveFailedError(MbdynError, RuntimeError):
 
     ``status`` holds the solver's termination condition (a string)."""
 
-    def __init__(self, message="", status=None):
+    def __init__(self, message: str = "", status: str | None = None) -> None:
         super().__init__(message)
         self.status = status
 

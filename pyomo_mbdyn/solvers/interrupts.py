@@ -38,7 +38,7 @@ _received: list[int] = []
 class Terminated(KeyboardInterrupt):
     """The process was asked to stop by a signal other than SIGINT (SIGTERM)."""
 
-    def __init__(self, signum=signal.SIGTERM):
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
         self.signum = int(signum)
         super().__init__(signal.Signals(self.signum).name)
 

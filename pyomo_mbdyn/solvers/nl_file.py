@@ -65,7 +65,7 @@ class UnsupportedConstruct(ValueError):
     ``'O'`` followed by the row or objective number) locate it.
     """
 
-    def __init__(self, construct, segment):
+    def __init__(self, construct: str, segment: str) -> None:
         self.construct = construct
         self.segment = segment
         kind = "constraint row" if segment[0] == "C" else "objective"

@@ -218,16 +218,16 @@ class ExpressionTranslator:
     once however often it is shared).
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         from pyomo.common.numeric_types import native_numeric_types
 
         self._native = native_numeric_types
         self._handlers, self._unsupported = _handlers()
-        self._dispatch = {}
-        self._memo = {}  # id(node) -> (node, value): the node keeps the id valid
-        self._var_index = {}  # id(var) -> position in self.variables
-        self.variables = []
-        self.symbols = []
+        self._dispatch: dict[type, Any] = {}
+        self._memo: dict[int, tuple[Any, Any]] = {}  # id(node) -> (node, value): the node keeps the id valid
+        self._var_index: dict[int, int] = {}  # id(var) -> position in self.variables
+        self.variables: list[Any] = []
+        self.symbols: list[ca.SX] = []
         self.visits = 0
 
     # -- leaves -------------------------------------------------------------
