@@ -7,6 +7,10 @@ the block the record names.  All blocks derive from
 ``block.trajectory()``.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from ..discretization.registry import SCHEMES, SchemeRecord, record, scheme_names, scheme_table
 from ..errors import ConfigurationError
 from ..mechanics.hamiltonian import HamiltonianSystem
@@ -23,7 +27,7 @@ __all__ = ["BEMBlock", "REMBlock", "DMOCCBlock", "DMOCCLMBlock", "GCBlock", "Qua
            "SchemeBlockData", "MultibodyBlockData", "scheme_options", "options_table"]
 
 
-def scheme_options(scheme):
+def scheme_options(scheme: str) -> list[str]:
     """Names of the options the scheme's block takes (its ``CONFIG``).
 
     Examples
@@ -34,10 +38,10 @@ def scheme_options(scheme):
     >>> "contravariant" in scheme_options("bem"), "contravariant" in scheme_options("rem")
     (True, False)
     """
-    return list(record(scheme).block_class().CONFIG.keys())
+    return list(record(scheme).block_class().CONFIG.keys())  # type: ignore[attr-defined]  # block_class() is annotated "-> type"; it is a block component, which has CONFIG
 
 
-def scheme_block(scheme, **options):
+def scheme_block(scheme: str, **options: Any) -> Any:
     """A scheme block by registry name: ``scheme_block('bem', system=s, steps=40, horizon=2)``.
 
     The options are the block's ``CONFIG`` (``help(record('bem').block_class())``
@@ -48,7 +52,7 @@ def scheme_block(scheme, **options):
     return record(scheme).block_class()(**options)
 
 
-def options_table():
+def options_table() -> str:
     """The options of every scheme's block, read from its ``CONFIG``, as reStructuredText
     bullet lists (scheme, then option — default — description): what ``help(scheme_block)``
     shows.
@@ -63,7 +67,7 @@ def options_table():
     """
     lines = []
     for name in SCHEMES:
-        config = record(name).block_class().CONFIG
+        config = record(name).block_class().CONFIG  # type: ignore[attr-defined]  # as in scheme_options
         lines += [f"``{name}`` ({record(name).block_class().__name__}):", ""]
         for key in config.keys():
             item = config.get(key)
@@ -74,5 +78,6 @@ def options_table():
     return "\n".join(lines)
 
 
+assert scheme_block.__doc__ is not None  # it has one (under python -OO this line failed before as it does now)
 scheme_block.__doc__ += "\n    .. rubric:: Options per scheme\n\n" + "\n".join(
     "    " + line if line else "" for line in options_table().splitlines()) + "\n"

@@ -20,6 +20,10 @@ vector of a free body must stay below 2π from the reference (the chart's
 singularity), which the blocks' docstrings say.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable
+
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.common.config import ConfigValue, In
@@ -29,6 +33,9 @@ from ..errors import ConfigurationError
 from .guesses import guess_chart_coordinates
 from .configuration_forms import AbsoluteChart
 
+if TYPE_CHECKING:
+    from .configuration_forms import ConfigurationForm
+
 __all__ = ["AbsoluteConfigurations", "declare_configurations"]
 
 ABSOLUTE_DESCRIPTION = ("'absolute': node configurations q_k = F(θ_k, q_ref) of node chart coordinates θ_k "
@@ -36,7 +43,7 @@ ABSOLUTE_DESCRIPTION = ("'absolute': node configurations q_k = F(θ_k, q_ref) of
                         "rotations of free bodies below 2π from the reference")
 
 
-def declare_configurations(config, forms, default, description):
+def declare_configurations(config: Any, forms: Iterable[str], default: str, description: str) -> Any:
     """Add the ``configurations`` option (the forms the block offers) to a block's CONFIG."""
     config.declare("configurations", ConfigValue(default=default, domain=In(list(forms)),
                                                  description=description))
@@ -50,16 +57,20 @@ class AbsoluteConfigurations:
     :meth:`_absolute_configurations` before stating its equations.
     """
 
+    if TYPE_CHECKING:  # a mixin of scheme blocks: the block's (Pyomo's, untyped) attributes
+        def __getattr__(self, name: str) -> Any: ...
+
     @property
-    def absolute(self):
+    def absolute(self) -> bool:
         """True when node configurations are the chart of node variables θ_k."""
         return self.configurations == "absolute"
 
     @property
-    def configuration_form(self):
+    def configuration_form(self) -> ConfigurationForm:
         """:class:`~pyomo_mbdyn.schemes.configuration_forms.AbsoluteChart` (θ_N fixed) in the
         absolute form, else the block's lifted form."""
-        return AbsoluteChart(self) if self.absolute else super().configuration_form
+        # a mixin: self is a MultibodyBlockData, whose configuration_form super() finds
+        return AbsoluteChart(self) if self.absolute else super().configuration_form  # type: ignore[arg-type, misc]
 
     def _add_chart_variables(self, increments=False):
         """``theta[k, j]`` at every node; with ``increments`` also the Expressions
@@ -87,7 +98,7 @@ class AbsoluteConfigurations:
             lambda k: chart_replayed(self.system, self._theta(k), rotation, share=True))
         self._replace_node_variables("q", self._chart_nodes)
 
-    def compiled_node_expressions(self):
+    def compiled_node_expressions(self) -> tuple[Any, list[tuple[list[Any], list[Any]]]] | None:
         """The node configurations as the compiled chart of θ_k, for translators that can
         call it instead of walking the Expressions (:mod:`pyomo_mbdyn.solvers.pyomo_to_casadi`):
         ``(function, [(θ_k variables, [ExpressionData, ...]), ...])`` with ``function(θ) =
@@ -109,17 +120,18 @@ class AbsoluteConfigurations:
             nodes.append(([self.theta[k, j] for j in self.velocities], data))
         return chart_function(self.system, self.rotation), nodes
 
-    def theta_values(self, k):
+    def theta_values(self, k: int) -> np.ndarray:
         """Chart coordinates θ_k as floats."""
         return np.array([pyo.value(self.theta[k, j]) for j in self.velocities], dtype=float)
 
-    def configuration_values(self):
+    def configuration_values(self) -> np.ndarray:
         """Node configurations from the chart of the θ_k values (absolute form), by the
         compiled chart (:func:`~pyomo_mbdyn.discretization.chart_states`), not through
         the Expressions' Pyomo trees."""
         if not self.absolute:
-            return super().configuration_values()
-        return chart_states(self.system, [self.theta_values(k) for k in self.nodes], rotation=self.rotation)
+            return super().configuration_values()  # type: ignore[misc]  # a mixin: SolutionValues's, after it in the MRO
+        # without vt chart_states returns the configurations alone
+        return chart_states(self.system, [self.theta_values(k) for k in self.nodes], rotation=self.rotation)  # type: ignore[return-value]
 
     def _fix_initial_state(self):
         super()._fix_initial_state()

@@ -143,9 +143,12 @@ extended by :class:`~pyomo_mbdyn.schemes.lobatto_gc.LobattoGCBlockData`), beside
         values q(θ_k), v(θ_k, ṽ_k).  Default: the midpoint rule's rows.
 """
 
+from __future__ import annotations
+
 import abc
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pyomo.environ as pyo
@@ -162,6 +165,14 @@ from .guesses import InitialGuess
 from .options import check_options, grid_config, initial_state, multibody_config
 from .residuals import IntervalResiduals
 from .solution import SolutionValues
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..discretization.registry import SchemeRecord
+    from ..trajectory import Trajectory
+    from .configuration_forms import ConfigurationForm
+    from .final_rest import FinalRest
 
 logger = logging.getLogger("pyomo_mbdyn.schemes")
 
@@ -197,10 +208,10 @@ class Hook:
     owner: str
     kind: str
     required: bool = False
-    unless: str = None
+    unless: str | None = None
     extend: bool = False
 
-    def required_for(self, record):
+    def required_for(self, record: SchemeRecord) -> bool:
         """Whether a block of the scheme with this registry record must implement the hook."""
         return self.required and not (self.unless and getattr(record, self.unless))
 
@@ -263,12 +274,12 @@ class SchemeBlockData(BlockData, metaclass=abc.ABCMeta):
     (0.25, 1.0, False, True)
     """
 
-    scheme = None
+    scheme: str = None  # type: ignore[assignment]  # the base has none: every block names its scheme (hook 1, required)
     CONFIG = grid_config()
     #: options that must be given
-    required = ("system", "steps", "horizon")
+    required: tuple[str, ...] = ("system", "steps", "horizon")
 
-    def build(self, **options):
+    def build(self, **options: Any) -> None:
         self.config = check_options(type(self), options)
         for required in self.required:
             if self.config[required] is None:
@@ -286,13 +297,13 @@ class SchemeBlockData(BlockData, metaclass=abc.ABCMeta):
         self._system_structure = structure() if callable(structure) else None
 
     @property
-    def system(self):
+    def system(self) -> Any:
         """The system the block was built for.  Reading it after the system was changed
         (bodies, joints, actuators, friction or independent coordinates added or altered since
         the block was built) is a ConfigurationError saying what changed: the block's
         variables and equations belong to the system as it was (it used to end in a
         numpy broadcast error inside a solve, or a KeyError of a body the block lacks)."""
-        system = self.__dict__.get("_system")
+        system: Any = self.__dict__.get("_system")
         built = self.__dict__.get("_system_structure")
         if built is not None:
             now = system.structure()
@@ -315,7 +326,7 @@ class SchemeBlockData(BlockData, metaclass=abc.ABCMeta):
         return system
 
     @system.setter
-    def system(self, value):
+    def system(self, value: Any) -> None:
         self.__dict__["_system"] = value
         self.__dict__["_system_structure"] = None
 
@@ -324,7 +335,7 @@ class SchemeBlockData(BlockData, metaclass=abc.ABCMeta):
         return hash(tuple(v.value for v in self.component_data_objects(pyo.Var, descend_into=True)))
 
     @property
-    def never_solved(self):
+    def never_solved(self) -> bool:
         """True while the block holds exactly the values it was built with and its model
         has no solver solution loaded: nothing (a solver, ``initialize_from``, a user)
         has set its variables since construction.  :meth:`Trajectory.from_block
@@ -339,7 +350,7 @@ class SchemeBlockData(BlockData, metaclass=abc.ABCMeta):
     SOLVED_STATUSES = ("optimal", "locallyOptimal", "globallyOptimal")
 
     @property
-    def solution_status(self):
+    def solution_status(self) -> str | None:
         """The status (Pyomo's ``SolutionStatus``: ``'optimal'``, ``'locallyOptimal'``,
         ``'stoppedByLimit'``, …) of the solver solution this block's values are, or None
         when they are no solver's solution.
@@ -351,7 +362,7 @@ class SchemeBlockData(BlockData, metaclass=abc.ABCMeta):
         (``initialize_from``) or changed after its solve gives None: its values are a
         guess, not a solution.  :meth:`_metadata` records it (``solved``,
         ``solution_status``) so that a saved trajectory says whether it is a solution."""
-        solutions = getattr(getattr(self.model(), "solutions", None), "solutions", ())
+        solutions: Any = getattr(getattr(self.model(), "solutions", None), "solutions", ())
         if not len(solutions):
             return None
         solution = solutions[-1]
@@ -369,7 +380,7 @@ class SchemeBlockData(BlockData, metaclass=abc.ABCMeta):
         return str(getattr(solution, "_metadata", {}).get("status", "unknown"))
 
     @property
-    def record(self):
+    def record(self) -> SchemeRecord:
         """The scheme's registry record (of the class's ``scheme``; an instance may name a variant)."""
         return record(type(self).scheme)
 
@@ -397,17 +408,17 @@ class SchemeBlockData(BlockData, metaclass=abc.ABCMeta):
         self.intervals = pyo.RangeSet(0, N - 1)
 
     @property
-    def free_horizon(self):
+    def free_horizon(self) -> bool:
         """Whether the final time is a variable (``final_time``; see :meth:`_grid`)."""
         return isinstance(self.component("final_time"), pyo.Var)
 
     @property
-    def step_length(self):
+    def step_length(self) -> float:
         """The step h as a float (the current value of ``final_time``/N when T is free)."""
         return float(pyo.value(self.h))
 
     @property
-    def final_time_value(self):
+    def final_time_value(self) -> float:
         """The final time T = N h as a float."""
         return self.step_length * self.config.steps
 
@@ -429,17 +440,17 @@ class SchemeBlockData(BlockData, metaclass=abc.ABCMeta):
         raise _missing_hook(self, "_build")
 
     @abc.abstractmethod
-    def trajectory(self):  # pragma: no cover - abstract
+    def trajectory(self) -> Trajectory:  # pragma: no cover - abstract
         """The current variable values as a :class:`~pyomo_mbdyn.trajectory.Trajectory`
         (hook 5, required)."""
         raise _missing_hook(self, "trajectory")
 
     @abc.abstractmethod
-    def initialize_from(self, trajectory):  # pragma: no cover - abstract
+    def initialize_from(self, trajectory: Trajectory) -> None:  # pragma: no cover - abstract
         """Set the variables from a guess of this system and grid (hook 6, required)."""
         raise _missing_hook(self, "initialize_from")
 
-    def diagnostics(self):
+    def diagnostics(self) -> pd.DataFrame:
         """Per-node conservation table (see :mod:`pyomo_mbdyn.diagnostics`)."""
         from ..diagnostics import conservation_table
 
@@ -482,24 +493,24 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
     CONFIG = multibody_config()
 
     @property
-    def uses_velocities(self):
+    def uses_velocities(self) -> bool:
         """Node velocities ``body[b].v`` are variables (the record's ``velocities_at_nodes``)."""
         return self.record.velocities_at_nodes
 
     @property
-    def configurations(self):
+    def configurations(self) -> str:
         """How node configurations are stated: ``"lifted"`` (variables) unless the block says otherwise."""
         return self.config.configurations if "configurations" in self.config else "lifted"
 
     #: the :class:`~pyomo_mbdyn.schemes.configuration_forms.ConfigurationForm` of the block's unknowns
     #: (hook 8, required)
-    CONFIGURATION_FORM = None
+    CONFIGURATION_FORM: type[ConfigurationForm] = None  # type: ignore[assignment]  # the base has none: every block sets it (hook 8, required)
     #: how the block states rest at t_N (a :class:`~pyomo_mbdyn.schemes.final_rest.FinalRest`; hook 9,
     #: required)
-    FINAL_REST = None
+    FINAL_REST: type[FinalRest] = None  # type: ignore[assignment]  # the base has none: every block sets it (hook 9, required)
 
     @property
-    def control_stages(self):
+    def control_stages(self) -> tuple[tuple[str, float, float], ...]:
         """The control stages of an interval, ``(variable, abscissa c, weight b)`` with Σ b = 1
         (the record's ``stages``): one control per interval (``u``) unless the scheme applies
         controls at several stages (Lobatto IIIA–IIIB: ``u_start``, ``u``, ``u_end`` at
@@ -507,13 +518,13 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
         them, the one a trajectory's ``u`` reports."""
         return self.record.stages or (("u", 0.5, 1.0),)
 
-    def control_variables(self, i, a):
+    def control_variables(self, i: int, a: str) -> list[Any]:
         """The control variables of actuated coordinate ``a`` on interval ``i``, one per
         control stage (:attr:`control_stages`): what bounds, fixed controls, actuator
         selection and random starts act on."""
         return [self.component(name)[i, a] for name, _, _ in self.control_stages]
 
-    def control_effort(self, weights):
+    def control_effort(self, weights: Mapping[str, float]) -> Any:
         """``h Σ_i Σ_s b_s Σ_a w_a u_s[i, a]²``: the effort ``∫ Σ_a w_a u_a² dt`` by the
         quadrature of the scheme's control stages (one stage: ``h Σ_i Σ_a w_a u[i, a]²``,
         the papers' objective); ``weights`` maps each actuated coordinate to w_a."""
@@ -522,28 +533,28 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
                             for name, _, b in self.control_stages)
 
     @property
-    def configuration_form(self):
+    def configuration_form(self) -> ConfigurationForm:
         """How the block's unknowns carry the joint coordinates (chart, increments or nodes;
         :mod:`pyomo_mbdyn.schemes.configuration_forms`): what the problem statements compose.
         Hook 10 (optional): ``CONFIGURATION_FORM(self)`` unless a block chooses by an option."""
         return self.CONFIGURATION_FORM(self)
 
     @property
-    def final_configuration_form(self):
+    def final_configuration_form(self) -> str | None:
         """The name of :attr:`configuration_form` (one of the record's ``final_configuration``)."""
         return self.configuration_form.name
 
     @property
-    def final_rest(self):
+    def final_rest(self) -> FinalRest:
         """How the block states rest at t_N (:mod:`pyomo_mbdyn.schemes.final_rest`)."""
         return self.FINAL_REST(self)
 
     @property
-    def final_configuration_target(self):
+    def final_configuration_target(self) -> list[float] | None:
         """The joint coordinates θ_N stated by :meth:`state_final_configuration` (None before)."""
         return getattr(self, "_final_configuration_target", None)
 
-    def state_final_configuration(self, theta, problem):
+    def state_final_configuration(self, theta: Sequence[float], problem: Any) -> None:
         """θ_N = ``theta`` in the block's :attr:`configuration_form`, rows on ``problem.block``;
         once per block (a second target would override or contradict the first)."""
         if self.final_configuration_target is not None:
@@ -554,7 +565,7 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
         self.configuration_form.state_final_configuration(theta, problem)
         self._final_configuration_target = [float(x) for x in theta]
 
-    def state_final_rest(self, rows, keep, reduced=True, form=None):
+    def state_final_rest(self, rows: Any, keep: Iterable[str], reduced: bool = True, form: str | None = None) -> None:
         """Rest at t_N for the generalised velocities ``keep`` as the block's :attr:`final_rest`
         states it, rows added to ``rows``; once per block (twice would repeat rows: LICQ fails)."""
         if getattr(self, "_final_rest_required", False):
@@ -564,11 +575,11 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
         self._final_rest_required = True
 
     @property
-    def rotation(self):
+    def rotation(self) -> str:
         return self.config.rotation if "rotation" in self.config else "exp"
 
     @property
-    def contravariant(self):
+    def contravariant(self) -> bool:
         return self.config.contravariant if "contravariant" in self.config else True
 
     def _check_system(self):
@@ -629,23 +640,23 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
             self._solver_defaults = dict(self.record.ipopt_options)
 
     # -- arrays of variables in the system's global ordering ---------------------
-    def q_array(self, k):
+    def q_array(self, k: int) -> np.ndarray:
         return np.array([v for name in self.system.bodies for v in
                          (self.body[name].q[k, c] for c in self.body[name].coordinates)], dtype=object)
 
-    def v_array(self, k):
+    def v_array(self, k: int) -> np.ndarray:
         return np.array([v for name in self.system.bodies for v in
                          (self.body[name].v[k, c] for c in self.body[name].coordinates)], dtype=object)
 
-    def u_array(self, i):
+    def u_array(self, i: int) -> np.ndarray:
         return np.array([self.u[i, a] for a in self.actuated], dtype=object)
 
-    def stage_control_arrays(self, i):
+    def stage_control_arrays(self, i: int) -> list[np.ndarray]:
         """The controls of interval i, one array per control stage (:attr:`control_stages`)."""
         return [np.array([self.component(stage)[i, a] for a in self.actuated], dtype=object)
                 for stage, _, _ in self.control_stages]
 
-    def nu_array(self, i):
+    def nu_array(self, i: int) -> np.ndarray:
         return np.array([self.nu[i, j] for j in self.velocities], dtype=object)
 
     def _coordinate_index(self):
@@ -672,13 +683,13 @@ class MultibodyBlockData(IntervalResiduals, InitialGuess, SolutionValues, Scheme
         return [r for r in rows if f"{name}[{r}]" not in dropped]
 
     @property
-    def reduced_coordinates(self):
+    def reduced_coordinates(self) -> Any:
         """The index set of the reduced rows (REM momentum balance, DMOCC momentum matching):
         ``velocities`` for a tree, ``independent`` for loops."""
         return self.independent if self.component("independent") is not None else self.velocities
 
     @property
-    def dropped_constraints(self):
+    def dropped_constraints(self) -> list[str]:
         """Labels of the redundant loop rows left out of this block (empty for a tree)."""
         return list(self.system.dropped_constraints)
 

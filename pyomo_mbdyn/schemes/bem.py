@@ -18,6 +18,10 @@ identically, so those rows drop out; the multipliers γ stay (the forces of
 constraint in the momentum balance).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from pyomo.common.config import Bool, ConfigValue
 
 from ..discretization import bem_residuals
@@ -26,6 +30,10 @@ from .configuration_forms import Nodes
 from .final_rest import MomentumRest
 from .base import MultibodyBlockData
 from .options import declare_rotation, declare_scheme_block, multibody_config
+
+if TYPE_CHECKING:
+    #: the Pyomo block component: made by declare_scheme_block when this module is imported
+    BEMBlock: type[Any]
 
 __all__ = ["BEMBlock", "BEMBlockData"]
 

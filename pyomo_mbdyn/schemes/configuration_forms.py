@@ -51,11 +51,18 @@ bem lifted Nodes nodes
 bem absolute AbsoluteChart chart
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
 import numpy as np
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError, NotRepresentableError
 from ..mechanics.linalg import cross, dot, matmul
+
+if TYPE_CHECKING:
+    from ..mechanics.protocol import ConstrainedSystem
 
 __all__ = ["ConfigurationForm", "Chart", "AbsoluteChart", "Increments", "Nodes", "TURN_INCREMENT_LIMIT",
            "joint_kinds", "reference_coordinates"]
@@ -67,7 +74,7 @@ __all__ = ["ConfigurationForm", "Chart", "AbsoluteChart", "Increments", "Nodes",
 #: the schemes anyway; :meth:`bound_rotation_increments` sets tighter bounds.
 TURN_INCREMENT_LIMIT = np.pi / 2
 
-def joint_kinds(system):
+def joint_kinds(system: ConstrainedSystem) -> dict[str, tuple[Any, str]]:
     """Generalised velocity name → (joint, kind) for every joint coordinate (free-body roots: (None, 'free'))."""
     out = {name: (None, "free") for name in system.velocities}
     for joint in system.joints.values():
@@ -76,7 +83,7 @@ def joint_kinds(system):
     return out
 
 
-def reference_coordinates(block):
+def reference_coordinates(block: Any) -> np.ndarray:
     """θ_0: the block's initial joint coordinates — ``initial_coordinates`` as given (turns and the URDF's
     convention kept), else the chart coordinates of its initial configuration (angles placed in their
     URDF ranges: :func:`~pyomo_mbdyn.discretization.chart_coordinates`)."""
@@ -87,7 +94,7 @@ def reference_coordinates(block):
     return chart_coordinates(block.system, block.q_initial, atol=1e-7)
 
 
-def is_rotation(name):
+def is_rotation(name: str) -> bool:
     """A rotation coordinate: a joint angle or a rotation-vector component."""
     return name.rsplit(".", 1)[1].startswith(("w", "angle"))
 
@@ -106,20 +113,20 @@ class ConfigurationForm:
     * :meth:`state_final_configuration` — the final configuration's rows.
     """
 
-    name = None
+    name: str | None = None
 
-    def __init__(self, block):
+    def __init__(self, block: Any) -> None:
         self.block = block
 
     def __repr__(self):
         return f"{type(self).__name__}({self.block.name!r})"
 
     # -- joint coordinates ------------------------------------------------------
-    def reason(self, dof):
+    def reason(self, dof: str) -> str | None:
         """None if the form expresses ``dof``'s joint coordinate, else why not."""
         return None
 
-    def check(self, dofs, what):
+    def check(self, dofs: Iterable[str], what: str) -> None:
         """Raise :class:`NotRepresentableError` for the coordinates the form cannot express."""
         reasons = [r for r in (self.reason(d) for d in dofs) if r]
         if reasons:
@@ -129,34 +136,35 @@ class ConfigurationForm:
                 "with configurations='absolute'); state the target by fix_final_position / fix_final_orientation "
                 "or a body point (ocp.point) instead")
 
-    def joint_coordinates(self, dof, theta0):
+    def joint_coordinates(self, dof: str, theta0: np.ndarray | Sequence[float]) -> dict[int, Any]:
         """{k: expression of the joint coordinate ``dof`` at node k} (k = 0..N), θ measured from system.q0."""
         raise NotImplementedError
 
-    def joint_steps(self, dof, theta0):
+    def joint_steps(self, dof: str, theta0: np.ndarray | Sequence[float]) -> dict[int, Any]:
         """{i: expression of θ_{i+1} − θ_i} (i = 0..N−1), the step of the joint coordinate ``dof`` over
         interval i in the form's own terms (a chart difference, an increment, a half-angle step):
         no sum over earlier steps (:meth:`joint_coordinates` differenced would carry them all)."""
         theta = self.joint_coordinates(dof, theta0)
         return {i: theta[i + 1] - theta[i] for i in self.block.intervals}
 
-    def node_rates(self, dof):
+    def node_rates(self, dof: str) -> dict[int, Any] | None:
         """The joint rate θ̇_k of ``dof`` at the nodes as variables {k: Var} where the block has them as
         unknowns (gc, lobatto_gc: the chart velocity ṽ), else None."""
         return None
 
-    def bound_joint(self, dofs, lower, upper):
+    def bound_joint(self, dofs: Sequence[str], lower: Mapping[str, float | None],
+                    upper: Mapping[str, float | None]) -> bool:
         """Bound the coordinates ``dofs`` at the nodes k ≥ 1 as variable bounds (``lower``/``upper``:
         {dof: number or None}); False where they are no variables (the problem states rows)."""
         return False
 
-    def bound_increments(self, names, limit, where, component):
+    def bound_increments(self, names: Sequence[str], limit: float, where: Any, component: str) -> None:
         """``|w_k| ≤ limit`` for the rotation coordinates ``names`` at every interval: bounds of the
         increment variables (intersected with bounds they have), or the rows ``where.<component>``."""
         raise ConfigurationError(f"{self.block.scheme}: the {self.name} form has no increments to bound")
 
     # -- the final configuration --------------------------------------------------
-    def state_final_configuration(self, theta, problem):
+    def state_final_configuration(self, theta: Sequence[float], problem: Any) -> None:
         """State ``θ_N = theta`` on ``problem`` (an :class:`~pyomo_mbdyn.ocp.OptimalControlProblem`:
         rows go to ``problem.block``).  ``theta`` runs over ``system.velocities`` for a tree and over
         ``system.independent`` with closed loops."""
@@ -189,18 +197,19 @@ class Chart(ConfigurationForm):
 
     name = "chart"
 
-    def joint_coordinates(self, dof, theta0):
+    def joint_coordinates(self, dof: str, theta0: np.ndarray | Sequence[float]) -> dict[int, Any]:
         return {k: self.block.theta[k, dof] for k in self.block.nodes}
 
-    def joint_steps(self, dof, theta0):
+    def joint_steps(self, dof: str, theta0: np.ndarray | Sequence[float]) -> dict[int, Any]:
         theta = self.block.theta
         return {i: theta[i + 1, dof] - theta[i, dof] for i in self.block.intervals}
 
-    def node_rates(self, dof):
+    def node_rates(self, dof: str) -> dict[int, Any] | None:
         vt = self.block.component("vt")  # gc's chart velocity; the absolute forms have none
         return None if vt is None else {k: vt[k, dof] for k in self.block.nodes}
 
-    def bound_joint(self, dofs, lower, upper):
+    def bound_joint(self, dofs: Sequence[str], lower: Mapping[str, float | None],
+                    upper: Mapping[str, float | None]) -> bool:
         block = self.block
         for k in block.nodes:
             if k == 0:
@@ -210,12 +219,12 @@ class Chart(ConfigurationForm):
                 block.theta[k, d].setub(upper[d])
         return True
 
-    def bound_increments(self, names, limit, where, component):
+    def bound_increments(self, names: Sequence[str], limit: float, where: Any, component: str) -> None:
         theta = self.block.theta
         where.add_component(component, pyo.Constraint(
             self.block.intervals, names, rule=lambda b, i, name: (-limit, theta[i + 1, name] - theta[i, name], limit)))
 
-    def state_final_configuration(self, theta, problem):
+    def state_final_configuration(self, theta: Sequence[float], problem: Any) -> None:
         block = self.block
         if block.system.has_loops:
             raise NotRepresentableError(f"fix_final_configuration: the {self.name} form of the {block.scheme} "
@@ -230,7 +239,7 @@ class AbsoluteChart(Chart):
     the dynamics see only q(θ), so a step of a rotation by 2π is no motion and a target more than π
     from the start bounds the steps (rows ``ocp.turn_increment``)."""
 
-    def state_final_configuration(self, theta, problem):
+    def state_final_configuration(self, theta: Sequence[float], problem: Any) -> None:
         super().state_final_configuration(theta, problem)
         turning = self._turning(theta)
         if turning:
@@ -243,13 +252,13 @@ class Increments(ConfigurationForm):
 
     name = "increments"
 
-    def reason(self, dof):
+    def reason(self, dof: str) -> str | None:
         joint, kind = joint_kinds(self.block.system)[dof]
         if getattr(joint, "additive_increments", False) or self.block.system.additive_increments:
             return None
         return f"the increments of {dof!r} ({kind}) do not add up"
 
-    def joint_coordinates(self, dof, theta0):
+    def joint_coordinates(self, dof: str, theta0: np.ndarray | Sequence[float]) -> dict[int, Any]:
         block = self.block
         j = list(block.velocities).index(dof)
         out, total = {0: float(theta0[j])}, float(theta0[j])
@@ -258,10 +267,10 @@ class Increments(ConfigurationForm):
             out[k + 1] = total
         return out
 
-    def joint_steps(self, dof, theta0):
+    def joint_steps(self, dof: str, theta0: np.ndarray | Sequence[float]) -> dict[int, Any]:
         return {i: self.block.w[i, dof] for i in self.block.intervals}
 
-    def bound_increments(self, names, limit, where, component):
+    def bound_increments(self, names: Sequence[str], limit: float, where: Any, component: str) -> None:
         block = self.block
         for name in names:
             for i in block.intervals:
@@ -269,7 +278,7 @@ class Increments(ConfigurationForm):
                 w.setlb(max(-limit, w.lb if w.lb is not None else -np.inf))
                 w.setub(min(limit, w.ub if w.ub is not None else np.inf))
 
-    def state_final_configuration(self, theta, problem):
+    def state_final_configuration(self, theta: Sequence[float], problem: Any) -> None:
         block, rows = self.block, problem.block.final_configuration
         if block.system.has_loops:
             delta = self._loop_increments(theta)
@@ -289,13 +298,13 @@ class Nodes(ConfigurationForm):
 
     name = "nodes"
 
-    def reason(self, dof):
+    def reason(self, dof: str) -> str | None:
         joint, kind = joint_kinds(self.block.system)[dof]
         if getattr(joint, "additive_increments", False):   # a free body's root (joint None): not
             return None
         return f"{dof!r} ({kind}) is a rotation vector, not a coordinate of the node configurations"
 
-    def joint_coordinates(self, dof, theta0):
+    def joint_coordinates(self, dof: str, theta0: np.ndarray | Sequence[float]) -> dict[int, Any]:
         block = self.block
         j = list(block.velocities).index(dof)
         joint, _ = joint_kinds(block.system)[dof]
@@ -310,14 +319,14 @@ class Nodes(ConfigurationForm):
             out[k + 1] = total
         return out
 
-    def joint_steps(self, dof, theta0):
+    def joint_steps(self, dof: str, theta0: np.ndarray | Sequence[float]) -> dict[int, Any]:
         block = self.block
         joint, _ = joint_kinds(block.system)[dof]
         if dof.endswith(".slide"):
             return super().joint_steps(dof, theta0)  # node by node: no sum to carry
         return {i: _rotation_step(block, joint, i) for i in block.intervals}
 
-    def state_final_configuration(self, theta, problem):
+    def state_final_configuration(self, theta: Sequence[float], problem: Any) -> None:
         from ..discretization import chart
         from ..mechanics.loops import move_independent
 
@@ -352,7 +361,7 @@ class Nodes(ConfigurationForm):
 
 
 # -- the node kinematics of the node form (and body points of every form) ----------------
-def body_coordinates(block, body, k):
+def body_coordinates(block: Any, body: Any, k: int) -> np.ndarray:
     """The coordinates of ``body`` at node k (the ground's are numbers)."""
     if body.name == "ground":
         return np.asarray(body.q0, dtype=object)

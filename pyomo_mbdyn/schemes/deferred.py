@@ -24,6 +24,9 @@ The precedent is Pyomo's own ``TemplateDataMixin``
 access of ``expr``.
 """
 
+from __future__ import annotations
+
+from typing import Any, Callable
 from weakref import ref
 
 from pyomo.core.base.constraint import ConstraintData, IndexedConstraint
@@ -86,21 +89,21 @@ class DeferredRowData(ConstraintData):
         self.__class__ = ConstraintData
 
     @property
-    def lb(self):
+    def lb(self) -> float | None:
         return 0.0 if _SLOT.__get__(self) is DEFERRED else ConstraintData.lb.__get__(self)
 
     @property
-    def ub(self):
+    def ub(self) -> float | None:
         return 0.0 if _SLOT.__get__(self) is DEFERRED else ConstraintData.ub.__get__(self)
 
     @property
-    def equality(self):
+    def equality(self) -> bool:
         return True if _SLOT.__get__(self) is DEFERRED else ConstraintData.equality.__get__(self)
 
-    def has_lb(self):
+    def has_lb(self) -> bool:
         return True if _SLOT.__get__(self) is DEFERRED else ConstraintData.has_lb(self)
 
-    def has_ub(self):
+    def has_ub(self) -> bool:
         return True if _SLOT.__get__(self) is DEFERRED else ConstraintData.has_ub(self)
 
 
@@ -127,7 +130,7 @@ class DeferredExpressionData(ExpressionData):
         _ARGS.__set__(self, value)
 
 
-def is_deferred(data):
+def is_deferred(data: Any) -> bool:
     """True while ``data`` (a row of :class:`ResidualRows` or an entry of
     :class:`DeferredExpression`) has not been built, read or replaced: it then states
     exactly what its component's rule makes."""
@@ -162,13 +165,13 @@ class ResidualRows(IndexedConstraint):
 
     _ComponentDataClass = ConstraintData
 
-    def __init__(self, *args, residual, **kwargs):
+    def __init__(self, *args: Any, residual: Callable[..., Any], **kwargs: Any) -> None:
         if not callable(residual):
             raise TypeError(f"ResidualRows: residual must be callable, got {type(residual).__name__}")
         self._residual = residual
         super().__init__(*args, **kwargs)
 
-    def construct(self, data=None):
+    def construct(self, data: Any = None) -> None:
         _construct_deferred(self, DeferredRowData, _SLOT, active=True)
 
 
@@ -186,13 +189,13 @@ class DeferredExpression(IndexedExpression):
     (True, 6.0, False, True)
     """
 
-    def __init__(self, *args, source, **kwargs):
+    def __init__(self, *args: Any, source: Callable[..., Any], **kwargs: Any) -> None:
         if not callable(source):
             raise TypeError(f"DeferredExpression: source must be callable, got {type(source).__name__}")
         self._source = source
         super().__init__(*args, **kwargs)
 
-    def construct(self, data=None):
+    def construct(self, data: Any = None) -> None:
         _construct_deferred(self, DeferredExpressionData, _ARGS)
 
 

@@ -33,6 +33,10 @@ paper's τ.  No velocity variables: node
 velocities are recovered from the projected discrete Legendre transform.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pyomo.environ as pyo
 
@@ -42,6 +46,11 @@ from .configuration_forms import Increments, Nodes
 from .final_rest import LegendreRest
 from .base import MultibodyBlockData
 from .options import declare_rotation, declare_scheme_block, initial_state, multibody_config
+
+if TYPE_CHECKING:
+    #: the Pyomo block components: made by declare_scheme_block when this module is imported
+    DMOCCBlock: type[Any]
+    DMOCCLMBlock: type[Any]
 
 __all__ = ["DMOCCBlock", "DMOCCLMBlock"]
 
@@ -168,7 +177,7 @@ class DMOCCBlockData(AbsoluteConfigurations, _VariationalBlockData):
             nodes[k + 1] = system.reparametrise(w, nodes[k], self.rotation)
         self._replace_node_variables("q", nodes)
 
-    def configuration_values(self):
+    def configuration_values(self) -> np.ndarray:
         """As the base method; in the minimal form by the numeric recursion
         q_{k+1} = F(w_k, q_k) (evaluating the nested expressions node by node
         would revisit every earlier node for each entry); in the absolute form

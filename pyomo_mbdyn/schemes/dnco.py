@@ -8,7 +8,10 @@ of :mod:`pyomo_mbdyn.discretization.hamiltonian`, where the equations, the
 discrete gradients and the energy identities are documented (thesis §2.11).
 """
 
+from __future__ import annotations
+
 import logging
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyomo.environ as pyo
@@ -26,6 +29,14 @@ from .guesses import column_order
 from .options import declare_free_horizon, declare_scheme_block, grid_config
 from .structure import check_structure, expression_value
 
+if TYPE_CHECKING:
+    #: the Pyomo block component: made by declare_scheme_block when this module is imported
+    import numpy.typing as npt
+    import pandas as pd
+    from pyomo.common.config import ConfigDict
+
+    DNCOBlock: type[Any]
+
 logger = logging.getLogger("pyomo_mbdyn.schemes")
 
 __all__ = ["DNCOBlock", "DNCOBlockData", "METHODS"]
@@ -35,13 +46,13 @@ METHODS = ("indirect", "direct")
 
 
 # -- the Pyomo block -----------------------------------------------------------------------------
-def hamiltonian_system(value):
+def hamiltonian_system(value: Any) -> HamiltonianSystem:
     if not isinstance(value, HamiltonianSystem):
         raise ValueError(f"expected a HamiltonianSystem, got {type(value).__name__}")
     return value
 
 
-def vector(value):
+def vector(value: npt.ArrayLike) -> np.ndarray:
     check_numeric(value, "the value", "a vector of finite numbers")
     a = np.asarray(value, dtype=float)
     if a.ndim != 1:
@@ -51,7 +62,7 @@ def vector(value):
     return a
 
 
-def guard_value(value):
+def guard_value(value: float) -> float:
     """δ ≥ 0, finite."""
     check_numeric(value, "the value", "a finite number ≥ 0")
     delta = float(value)
@@ -60,7 +71,7 @@ def guard_value(value):
     return delta
 
 
-def dnco_config():
+def dnco_config() -> ConfigDict:
     """The options of :class:`DNCOBlock`."""
     config = declare_free_horizon(
         grid_config("dnco", system=hamiltonian_system, system_doc="The HamiltonianSystem.", min_steps=2))
@@ -195,16 +206,17 @@ class DNCOBlockData(SchemeBlockData):
         self.objective = pyo.Objective(expr=0.0 if indirect else self.cost, sense=pyo.minimize)
 
     # -- arrays of variables ---------------------------------------------------------------
-    def x_array(self, k):
+    def x_array(self, k: int) -> np.ndarray:
         return np.array([self.q[k, i] for i in self.dofs] + [self.p[k, i] for i in self.dofs], dtype=object)
 
-    def u_array(self, k):
+    def u_array(self, k: int) -> np.ndarray:
         return np.array([self.u[k, i] for i in self.dofs], dtype=object)
 
-    def lam_array(self, k):
+    def lam_array(self, k: int) -> np.ndarray:
         return np.array([self.lam_q[k, i] for i in self.dofs] + [self.lam_p[k, i] for i in self.dofs], dtype=object)
 
-    def initialize_from(self, trajectory=None, *, x=None, u=None, lam=None):
+    def initialize_from(self, trajectory: Trajectory | None = None, *, x: npt.ArrayLike | None = None,
+                        u: npt.ArrayLike | None = None, lam: npt.ArrayLike | None = None) -> None:
         """Set values from a :class:`~pyomo_mbdyn.trajectory.Trajectory` of this block's
         kind (states (q, p), controls, costates), or from arrays: ``x`` (N+1, 2n) node
         states, ``u`` (N, n), ``lam`` (N, 2n) costates.
@@ -250,7 +262,7 @@ class DNCOBlockData(SchemeBlockData):
                         var.set_value(value)
 
     # -- structural check --------------------------------------------------------------------
-    def check_structure(self):
+    def check_structure(self) -> tuple[int, int]:
         """Zero degrees of freedom and a perfect matching; raise :class:`StructuralError` otherwise.
 
         Returns ``(n_variables, n_equations)``.  The message also lists the
@@ -266,7 +278,7 @@ class DNCOBlockData(SchemeBlockData):
         return check_structure(self, notes)
 
     # -- results ----------------------------------------------------------------------------
-    def trajectory(self):
+    def trajectory(self) -> Trajectory:
         """The current values as a :class:`~pyomo_mbdyn.trajectory.Trajectory`: ``q``
         (N+1, n), the velocities ``v = M(q)⁻¹ p``, controls ``u`` (N, n) and interval
         rates ``nu = (q_{k+1} - q_k)/h``; extras ``p`` (N+1, n) and, for the
@@ -287,13 +299,13 @@ class DNCOBlockData(SchemeBlockData):
                if self.config.method == "indirect" else None)
         return self.step_length * np.arange(N + 1), x, u, lam
 
-    def discrete_gradients(self, x=None):
+    def discrete_gradients(self, x: np.ndarray | None = None) -> np.ndarray:
         """∇̄H(x_k, x_{k+1}) per interval as an (N, 2n) float array."""
         x = self._values()[1] if x is None else x
         return np.array([discrete_gradient(self.system, x[k], x[k + 1], self.config.gradient, self.config.guard)
                          for k in range(len(x) - 1)])
 
-    def diagnostics(self):
+    def diagnostics(self) -> pd.DataFrame:
         """Per node: t, T, V, H = T + V, W = -Σ u·Δq, E = T + V + W, constraint_residual.
 
         ``constraint_residual`` at node k is the largest |residual| of the
@@ -306,6 +318,7 @@ class DNCOBlockData(SchemeBlockData):
         T = np.array([system.kinetic_energy(xk) for xk in x])
         V = np.array([system.potential_energy(xk[:n]) for xk in x])
         W = np.concatenate([[0.0], -np.cumsum(np.einsum("ki,ki->k", u, np.diff(x[:, :n], axis=0)))])
+        memo: dict[Any, Any]
         residual, memo = np.zeros(N + 1), {}
         for con in self.component_data_objects(pyo.Constraint, active=True, descend_into=False):
             k = con.index()[0]
@@ -314,7 +327,7 @@ class DNCOBlockData(SchemeBlockData):
         return pd.DataFrame({"t": t, "T": T, "V": V, "H": T + V, "W": W, "E": T + V + W,
                              "constraint_residual": residual}, index=pd.RangeIndex(N + 1, name="k"))
 
-    def interval_table(self, lam=None):
+    def interval_table(self, lam: npt.ArrayLike | None = None) -> pd.DataFrame:
         """Per interval (k, k+1): midpoint time, u, λ^q, λ^p and H^d.
 
         ``lam`` (N, 2n) defaults to the costate variables of the indirect

@@ -39,6 +39,10 @@ rem joint_rates True
 dmocc legendre True
 """
 
+from __future__ import annotations
+
+from typing import Any, Iterable
+
 from ..discretization import lagrangian_slopes
 from ..errors import ConfigurationError
 from ..mechanics.linalg import as_array, matmul
@@ -50,15 +54,15 @@ class FinalRest:
     """Rest at t_N on a block (see the module docstring).  :meth:`state` adds the rows to a
     ConstraintList (or fixes variables) for the generalised velocities ``keep``."""
 
-    name = None
+    name: str | None = None
 
-    def __init__(self, block):
+    def __init__(self, block: Any) -> None:
         self.block = block
 
     def __repr__(self):
         return f"{type(self).__name__}({self.block.name!r})"
 
-    def state(self, rows, keep, reduced=True, form=None):
+    def state(self, rows: Any, keep: Iterable[str], reduced: bool = True, form: str | None = None) -> None:
         """State rest at t_N for the generalised velocities ``keep`` (rows added to ``rows``)."""
         raise NotImplementedError
 
@@ -75,7 +79,7 @@ class ChartVelocityRest(FinalRest):
 
     name = "chart_velocity"
 
-    def state(self, rows, keep, reduced=True, form=None):
+    def state(self, rows: Any, keep: Iterable[str], reduced: bool = True, form: str | None = None) -> None:
         self._takes_no_form(reduced, form)
         N = self.block.config.steps
         for name in keep:
@@ -88,7 +92,7 @@ class MomentumRest(FinalRest):
 
     name = "joint_rates"
 
-    def state(self, rows, keep, reduced=True, form=None):
+    def state(self, rows: Any, keep: Iterable[str], reduced: bool = True, form: str | None = None) -> None:
         block = self.block
         system, N = block.system, block.config.steps
         if form is not None:
@@ -134,7 +138,7 @@ class LegendreRest(FinalRest):
 
     name = "legendre"
 
-    def state(self, rows, keep, reduced=True, form=None):
+    def state(self, rows: Any, keep: Iterable[str], reduced: bool = True, form: str | None = None) -> None:
         self._takes_no_form(reduced, form)
         block = self.block
         system, h, N = block.system, block.h, block.config.steps

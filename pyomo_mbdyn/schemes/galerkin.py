@@ -17,6 +17,10 @@ O(h²) component normal to the constraint manifold.  The control effort is
 :func:`pyomo_mbdyn.discretization.galerkin.galerkin_residuals`.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pyomo.environ as pyo
 
@@ -25,6 +29,10 @@ from .base import MultibodyBlockData
 from .configuration_forms import Nodes
 from .final_rest import MomentumRest
 from .options import declare_scheme_block
+
+if TYPE_CHECKING:
+    #: the Pyomo block component: made by declare_scheme_block when this module is imported
+    GalerkinBlock: type[Any]
 
 __all__ = ["GalerkinBlock", "GalerkinBlockData"]
 

@@ -22,6 +22,10 @@ Newton–Euler algorithm (:func:`chain_inverse_dynamics`), the same equation in 
 operations.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
 import numpy as np
 import pyomo.environ as pyo
 from pyomo.common.config import ConfigValue, In
@@ -36,10 +40,16 @@ from .base import MultibodyBlockData
 from .guesses import guess_chart_coordinates
 from .options import declare_rotation, declare_scheme_block, multibody_config
 
+if TYPE_CHECKING:
+    #: the Pyomo block component: made by declare_scheme_block when this module is imported
+    GCBlock: type[Any]
+
+    from ..mechanics.protocol import ConstrainedSystem
+
 __all__ = ["GCBlock", "chain_inverse_dynamics"]
 
 
-def chain_inverse_dynamics(system, rotation="exp"):
+def chain_inverse_dynamics(system: ConstrainedSystem, rotation: str = "exp") -> Callable[..., Any] | None:
     """``(θ, ṽ, a) ↦ τ = M̃(θ) a + c(θ, ṽ) + g(θ)`` (order of ``system.velocities``) by the
     recursive Newton–Euler algorithm of :meth:`Chain.from_system
     <pyomo_mbdyn.simulate.recursive.Chain.from_system>`, as a callable for
@@ -188,7 +198,7 @@ class GCBlockData(MultibodyBlockData):
         vt = np.array([[pyo.value(self.vt[k, j]) for j in self.velocities] for k in self.nodes], float)
         return chart_states(self.system, theta, vt, self.rotation)
 
-    def configuration_values(self):
+    def configuration_values(self) -> np.ndarray:
         """Node configurations q(θ_k): in the chart form from the θ values by the compiled
         chart (:func:`~pyomo_mbdyn.discretization.chart_states`), not through the named
         Expressions' Pyomo trees (the panda at N = 20: 88 s that way)."""
@@ -196,7 +206,7 @@ class GCBlockData(MultibodyBlockData):
             return self._chart_values()[0]
         return super().configuration_values()
 
-    def velocity_values(self):
+    def velocity_values(self) -> np.ndarray:
         """Node velocities P̃(θ_k) ṽ_k, in the chart form by the compiled chart."""
         if self.configurations == "chart":
             return self._chart_values()[1]

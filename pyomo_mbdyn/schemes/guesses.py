@@ -8,16 +8,26 @@ inverts the chart node by node for the blocks whose unknowns are chart
 coordinates (gc; the absolute forms).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
 import numpy as np
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError, InputTypeError
 from ..trajectory import Trajectory, column_names
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from ..mechanics.protocol import ConstrainedSystem
+
 __all__ = ["InitialGuess", "column_order", "guess_chart_coordinates"]
 
 
-def column_order(owner, trajectory, expected):
+def column_order(owner: str, trajectory: Trajectory,
+                 expected: Mapping[str, Sequence[str]]) -> dict[str, list[int] | None]:
     """Where this block's columns are in ``trajectory``: ``{group: indices or None}`` for each
     ``group`` (``"coordinates"``, ``"controls"``, ``"velocities"``) of ``expected`` (a dict of
     name lists), None where the trajectory has the block's names in the block's order, else
@@ -25,7 +35,7 @@ def column_order(owner, trajectory, expected):
     motion of another system that happens to have the same shapes) is refused by a
     :class:`ConfigurationError` naming the missing and the extra names: values would land on
     the wrong bodies."""
-    order = {}
+    order: dict[str, list[int] | None] = {}
     for group, names in expected.items():
         given = list(getattr(trajectory, group))
         names = list(names)
@@ -80,7 +90,9 @@ def _reordered(trajectory, order):
                       metadata=trajectory.metadata, extras=extras, system=trajectory.system)
 
 
-def guess_chart_coordinates(owner, system, trajectory, rotation, theta0=None, velocities=False, first="zero"):
+def guess_chart_coordinates(owner: str, system: ConstrainedSystem, trajectory: Trajectory, rotation: str,
+                            theta0: npt.ArrayLike | None = None, velocities: bool = False,
+                            first: str = "zero") -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """The chart coordinates θ_k of every node of a guess (and with ``velocities`` the chart
     velocities ṽ_k), the chart inverted node by node.
 
@@ -99,6 +111,7 @@ def guess_chart_coordinates(owner, system, trajectory, rotation, theta0=None, ve
     w = trajectory.w
     if w is None or np.shape(w) != (trajectory.steps, system.n_velocities):
         w = None
+    theta: list[np.ndarray]
     theta, rates = [], []
     for k, q in enumerate(np.asarray(trajectory.q, float)):
         expected = (None if theta0 is None else np.asarray(theta0, float)) if k == 0 else \
@@ -155,7 +168,10 @@ class InitialGuess:
     """Mixin of :class:`~pyomo_mbdyn.schemes.base.MultibodyBlockData`: ``initialize_from`` (see the module
     docstring); a scheme sets its own variables in the hook ``_initialize_scheme``."""
 
-    def initialize_from(self, trajectory):
+    if TYPE_CHECKING:  # a mixin of MultibodyBlockData: the block's (Pyomo's, untyped) attributes
+        def __getattr__(self, name: str) -> Any: ...
+
+    def initialize_from(self, trajectory: Trajectory) -> None:
         """Set variable values from a simulated trajectory of the same grid (and, with a
         free horizon, the final time from the trajectory's last node time).
 

@@ -20,6 +20,10 @@ b = (⅙, ⅔, ⅙) (Simpson's rule; the record's ``stages``, the block's ``cont
 The equations are :func:`pyomo_mbdyn.discretization.lobatto.lobatto_residuals`.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pyomo.environ as pyo
 
@@ -28,6 +32,10 @@ from .base import MultibodyBlockData
 from .configuration_forms import Nodes
 from .final_rest import MomentumRest
 from .options import declare_scheme_block
+
+if TYPE_CHECKING:
+    #: the Pyomo block component: made by declare_scheme_block when this module is imported
+    LobattoBlock: type[Any]
 
 __all__ = ["LobattoBlock", "LobattoBlockData"]
 

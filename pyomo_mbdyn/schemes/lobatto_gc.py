@@ -16,6 +16,10 @@ with Simpson's weights (the record's ``stages``).  The equations are
 :func:`pyomo_mbdyn.discretization.lobatto_gc.lobatto_gc_residuals`.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pyomo.environ as pyo
 
@@ -23,6 +27,10 @@ from ..discretization.charts import chart_states
 from ..discretization.lobatto_gc import lobatto_gc_residuals, lobatto_gc_work
 from .gc import GCBlockData
 from .options import declare_scheme_block
+
+if TYPE_CHECKING:
+    #: the Pyomo block component: made by declare_scheme_block when this module is imported
+    LobattoGCBlock: type[Any]
 
 __all__ = ["LobattoGCBlock", "LobattoGCBlockData"]
 

@@ -9,8 +9,11 @@ into a Pyomo block component whose keyword arguments are those options, each
 validated where it is given (:func:`check_options`).
 """
 
+from __future__ import annotations
+
 import numbers
 import sys
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 from pyomo.common.config import ConfigDict, ConfigValue, In, document_kwargs_from_configdict
@@ -20,6 +23,9 @@ from ..errors import ConfigurationError
 from ..mechanics import ConstrainedSystem
 from ..mechanics.numeric import check_numeric
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
 __all__ = ["multibody_config", "grid_config", "declare_free_horizon", "declare_rotation", "declare_scheme_block",
            "check_options", "initial_state", "multibody_system", "array_or_none", "array_or_dict", "positive_int",
            "positive_finite_float", "horizon_bounds"]
@@ -27,14 +33,14 @@ __all__ = ["multibody_config", "grid_config", "declare_free_horizon", "declare_r
 _BLOCK_KEYWORDS = {"rule", "concrete", "dense", "name", "doc", "ctype"}
 
 
-def multibody_system(value):
+def multibody_system(value: Any) -> ConstrainedSystem:
     """A MultibodySystem or CoordinateSystem (the ``system`` option of the multibody blocks)."""
     if not isinstance(value, ConstrainedSystem):
         raise ValueError(f"expected a MultibodySystem or CoordinateSystem, got {type(value).__name__}")
     return value
 
 
-def array_or_none(value):
+def array_or_none(value: npt.ArrayLike | None) -> np.ndarray | None:
     """None, or an array of numbers as floats."""
     if value is None:
         return None
@@ -42,7 +48,7 @@ def array_or_none(value):
     return np.asarray(value, dtype=float)
 
 
-def array_or_dict(value):
+def array_or_dict(value: Mapping[str, Any] | npt.ArrayLike | None) -> Mapping[str, Any] | np.ndarray | None:
     """None, a dict of numbers (by name), or an array of numbers as floats."""
     if value is None:
         return value
@@ -53,7 +59,7 @@ def array_or_dict(value):
     return np.asarray(value, dtype=float)
 
 
-def positive_int(value):
+def positive_int(value: Any) -> int:
     """The block's ``steps``: :func:`~pyomo_mbdyn.mechanics.numeric.step_count`'s rule (a
     ``ValueError``, as Pyomo's ConfigValue domains raise)."""
     from ..mechanics.numeric import step_count
@@ -64,16 +70,16 @@ def positive_int(value):
         raise ValueError(str(err)) from None
 
 
-def positive_finite_float(value):
+def positive_finite_float(value: Any) -> float:
     """A finite number > 0 (NaN and inf are refused)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"expected a positive finite number, got {type(value).__name__} {value!r}")
-    if not (np.isfinite(value) and value > 0):
+    if not (np.isfinite(value) and value > 0):  # type: ignore[call-overload, operator]  # a numbers.Real here: the stubs know float, not the ABC
         raise ValueError(f"expected a positive finite number, got {value!r}")
     return float(value)
 
 
-def horizon_bounds(value):
+def horizon_bounds(value: Sequence[float] | None) -> tuple[float, float] | None:
     """``(lower, upper)`` with 0 < lower < upper < inf, or None."""
     if value is None:
         return None
@@ -87,7 +93,8 @@ def horizon_bounds(value):
     return lower, upper
 
 
-def grid_config(name="scheme", system=multibody_system, system_doc="The MultibodySystem.", min_steps=1):
+def grid_config(name: str = "scheme", system: Callable[[Any], Any] = multibody_system,
+                system_doc: str = "The MultibodySystem.", min_steps: int = 1) -> ConfigDict:
     """The options every scheme block accepts: the system and the grid."""
     config = ConfigDict(description=name, implicit=False)
     config.declare("system", ConfigValue(domain=system, description=system_doc))
@@ -97,7 +104,7 @@ def grid_config(name="scheme", system=multibody_system, system_doc="The Multibod
     return config
 
 
-def declare_free_horizon(config):
+def declare_free_horizon(config: ConfigDict) -> ConfigDict:
     """Add the ``free_horizon`` option (the final time as a decision variable) to a block's CONFIG."""
     config.declare("free_horizon", ConfigValue(
         default=None, domain=horizon_bounds,
@@ -107,7 +114,7 @@ def declare_free_horizon(config):
     return config
 
 
-def multibody_config():
+def multibody_config() -> ConfigDict:
     """The options of every block on a MultibodySystem."""
     config = declare_free_horizon(grid_config())
     config.declare("initial_configuration", ConfigValue(
@@ -127,7 +134,7 @@ def multibody_config():
     return config
 
 
-def initial_state(system, config):
+def initial_state(system: ConstrainedSystem, config: ConfigDict) -> tuple[np.ndarray, np.ndarray | None]:
     """``(q0, θ0)``: a block's initial configuration and, if given as ``initial_coordinates``, its joint
     coordinates θ0 (else None).  ``initial_configuration`` and ``initial_coordinates`` exclude each other."""
     q0, theta0 = config.initial_configuration, config.initial_coordinates
@@ -145,14 +152,14 @@ def initial_state(system, config):
     return np.asarray(chart(system, theta0, rotation), float), theta0
 
 
-def declare_rotation(config):
+def declare_rotation(config: ConfigDict) -> ConfigDict:
     """Add the ``rotation`` option (reparametrisation and chart) to a block's CONFIG."""
     config.declare("rotation", ConfigValue(
         default="exp", domain=In(["exp", "cayley"]), description="Rotation map of the reparametrisation."))
     return config
 
 
-def check_options(data_class, options):
+def check_options(data_class: type[Any], options: Mapping[str, Any]) -> ConfigDict:
     """The block's ``CONFIG`` filled with ``options``, or a :class:`ConfigurationError`
     naming the scheme, the option and the bad value in the domain's own words (an
     option the scheme does not take lists the ones it does)."""
@@ -178,7 +185,7 @@ def check_options(data_class, options):
     return config
 
 
-def declare_scheme_block(name):
+def declare_scheme_block(name: str) -> Callable[[type], type]:
     """``declare_custom_block`` that routes keywords into the block's CONFIG.
 
     ``BEMBlock(system=s, steps=40, horizon=2.0)`` then calls ``build(**config)``

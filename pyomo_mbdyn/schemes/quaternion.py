@@ -10,6 +10,10 @@ only (no controls).  ``trajectory()`` and ``diagnostics()`` report the
 motion in the system's director coordinates, like the other schemes.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pyomo.environ as pyo
 
@@ -21,10 +25,16 @@ from .base import SchemeBlockData
 from .guesses import column_order
 from .options import declare_scheme_block, initial_state, multibody_config
 
+if TYPE_CHECKING:
+    #: the Pyomo block component: made by declare_scheme_block when this module is imported
+    import numpy.typing as npt
+
+    QuaternionBlock: type[Any]
+
 __all__ = ["QuaternionBlock", "quaternion_state"]
 
 
-def quaternion_state(top, q, v):
+def quaternion_state(top: QuaternionTop, q: npt.ArrayLike, v: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """(𝔮, 𝔭) of a director configuration and velocity of the top's body."""
     d = np.asarray(q, float)[3:12].reshape(3, 3)  # rows d_i
     R = d.T  # columns d_i: body axes to space
@@ -106,24 +116,25 @@ class QuaternionBlockData(SchemeBlockData):
             self.intervals, self.components, rule=lambda b, k, i: res[k]["momentum_balance"][i] == 0)
         blk.unit_quaternion = pyo.Constraint(self.intervals, rule=lambda b, k: res[k]["unit_quaternion"][0] == 0)
 
-    def quaternion_arrays(self):
+    def quaternion_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         blk = self.body[self.top.body.name]
         Q = np.array([[pyo.value(blk.quat[k, i]) for i in self.components] for k in self.nodes])
         P = np.array([[pyo.value(blk.p[k, i]) for i in self.components] for k in self.nodes])
         return Q, P
 
-    def trajectory(self):
+    def trajectory(self) -> Trajectory:
         """The motion in the system's director coordinates (``q``, ``v``), with the
         quaternions and their momenta as extras ``quaternion`` and ``p``; no
         controls, and joint rates ν left at zero (the top has no joint rates here)."""
         Q, P = self.quaternion_arrays()
-        q, v = director_trajectory(self.top, self.system, Q, P, self.h)
+        # Q, P: arrays (N+1, 4), row k the node's; director_trajectory's annotation says Sequence[ndarray]
+        q, v = director_trajectory(self.top, self.system, Q, P, self.h)  # type: ignore[arg-type]
         N = self.config.steps
         return Trajectory.of_system(self.system, self.h * np.arange(N + 1), q, v, np.zeros((N, 0)),
                                     np.zeros((N, self.system.n_velocities)), self._metadata(),
                                     quaternion=Q, p=P)
 
-    def initialize_from(self, trajectory):
+    def initialize_from(self, trajectory: Trajectory) -> None:
         """From a director trajectory (any scheme) of the same grid and system; its columns are
         matched by name (a trajectory of another system is a :class:`ConfigurationError`)."""
         owner = f"{self.scheme} block {self.name!r}"

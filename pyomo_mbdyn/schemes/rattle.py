@@ -16,11 +16,19 @@ The equations are :func:`pyomo_mbdyn.discretization.rattle.rattle_residuals`.
 """
 
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from ..discretization.rattle import rattle_residuals
 from .configuration_forms import Nodes
 from .final_rest import MomentumRest
 from .base import MultibodyBlockData
 from .options import declare_scheme_block
+
+if TYPE_CHECKING:
+    #: the Pyomo block component: made by declare_scheme_block when this module is imported
+    RATTLEBlock: type[Any]
 
 __all__ = ["RATTLEBlock", "RATTLEBlockData"]
 

@@ -21,6 +21,10 @@ joint angles (the three-link arm: 45 unknowns per step against 81):
 The equations are those of :func:`pyomo_mbdyn.discretization.rem_residuals`.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import pyomo.environ as pyo
 
 from ..discretization import rem_residuals
@@ -29,6 +33,10 @@ from .configuration_forms import Increments
 from .final_rest import MomentumRest
 from .base import MultibodyBlockData
 from .options import declare_rotation, declare_scheme_block, multibody_config
+
+if TYPE_CHECKING:
+    #: the Pyomo block component: made by declare_scheme_block when this module is imported
+    REMBlock: type[Any]
 
 __all__ = ["REMBlock", "REMBlockData"]
 

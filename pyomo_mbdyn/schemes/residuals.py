@@ -12,6 +12,10 @@ the same formula as one compiled CasADi Function per family
 the keys instead of walking the rows' expressions.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
 import numpy as np
 import pyomo.environ as pyo
 
@@ -40,7 +44,12 @@ class ResidualFamily(dict):
     of the formula's CasADi Function (see ``MultibodyBlockData._residuals``).
     """
 
-    def __init__(self, name, keys, arguments, residual, evaluate=None, sharer=None):
+    #: the arguments of each key; the constraint data stating each key's entries (group, position, data)
+    arguments: dict[Any, Any]
+    rows: dict[Any, list[Any]]
+
+    def __init__(self, name: str, keys: Iterable[Any], arguments: Callable[[Any], Any], residual: Callable[..., Any],
+                 evaluate: Callable[[Any], Any] | None = None, sharer: Callable[[Any], Any] | None = None) -> None:
         super().__init__()
         self.name, self.residual, self.arguments, self.rows = name, residual, {}, {}
         self._evaluate = (lambda args: residual(*args)) if evaluate is None else evaluate
@@ -85,11 +94,12 @@ class UniformResiduals:
     still active and :meth:`unchanged`.
     """
 
-    def __init__(self, function, keys, inputs, rows, expected):
+    def __init__(self, function: Any, keys: list[Any], inputs: list[Any], rows: list[Any],
+                 expected: Callable[[Any], Any]) -> None:
         self.function, self.keys, self.inputs, self.rows = function, keys, inputs, rows
         self._expected = expected
 
-    def unchanged(self, i):
+    def unchanged(self, i: int) -> bool:
         """True if every row of the i-th key still states the block's residual = 0:
         not built yet (:func:`~pyomo_mbdyn.schemes.deferred.is_deferred`), or built and
         with the very body the block made (a user's ``set_value`` replaces it)."""
@@ -249,7 +259,7 @@ class IntervalResiduals:
                 blk.add_component(name, con)
                 _record_rows(residuals, group, con, lambda k, r, blk=blk: (k - 1, row_of[id(blk), r]))
 
-    def uniform_residuals(self):
+    def uniform_residuals(self) -> list[UniformResiduals]:
         """The block's equations as :class:`UniformResiduals`: per residual family
         and per argument signature, one CasADi Function of one key's arguments
         (built once per system, grid and options, and reused by later solves),
@@ -261,7 +271,7 @@ class IntervalResiduals:
         """
         out = []
         for family in getattr(self, "_families", ()):
-            groups = {}
+            groups: dict[Any, Any] = {}
             for k, args in family.arguments.items():
                 rows = family.rows.get(k)
                 if not rows:

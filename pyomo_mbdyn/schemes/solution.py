@@ -7,6 +7,10 @@ joint rates of the schemes that have none as unknowns — and the momentum
 multipliers from a ``dual`` Suffix.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pyomo.environ as pyo
 
@@ -23,16 +27,19 @@ class SolutionValues:
     ``_recover_velocities``; ``configuration_values``, ``velocity_values`` and ``_extras`` have
     defaults."""
 
-    def configuration_values(self):
+    if TYPE_CHECKING:  # a mixin of MultibodyBlockData: the block's (Pyomo's, untyped) attributes
+        def __getattr__(self, name: str) -> Any: ...
+
+    def configuration_values(self) -> np.ndarray:
         """Node configurations (N+1, n) as floats from the current variable values (hook 15)."""
         return np.array([[pyo.value(x) for x in self.q_array(k)] for k in self.nodes], dtype=float)
 
-    def velocity_values(self):
+    def velocity_values(self) -> np.ndarray:
         """Node velocities (N+1, n) as floats from the current variable values (blocks
         with velocity variables; hook 16)."""
         return np.array([[pyo.value(x) for x in self.v_array(k)] for k in self.nodes], dtype=float)
 
-    def trajectory(self):
+    def trajectory(self) -> Trajectory:
         """The current values as a :class:`~pyomo_mbdyn.trajectory.Trajectory`: node
         configurations and velocities (recovered where the scheme has no velocity
         variables), interval controls and joint rates, the scheme's own unknowns
@@ -75,7 +82,7 @@ class SolutionValues:
             out["momentum_multipliers"] = self.momentum_multiplier_values(dual)
         return out
 
-    def momentum_rows(self, i):
+    def momentum_rows(self, i: int) -> list[Any]:
         """The momentum-balance rows of interval i: one per coordinate (record ``multipliers``
         ``"redundant"``: bem, ``body[b].momentum_balance[i, c]``) or per generalised velocity
         (``"reduced"``, ``"chart"``: rem, gc, ``momentum_balance[i, j]``)."""
@@ -83,7 +90,7 @@ class SolutionValues:
             return [self.body[b].momentum_balance[i, c] for b, c in self._coordinate_index()]
         return [self.momentum_balance[i, j] for j in self.reduced_coordinates]
 
-    def momentum_multiplier_values(self, dual):
+    def momentum_multiplier_values(self, dual: Any) -> np.ndarray:
         """λ^p = -dual of the momentum rows per interval, (N, n) or (N, dof): the multipliers of
         the Lagrangian J + Σ λ·g with every row g as the block states it
         (:mod:`pyomo_mbdyn.ocp.multipliers` states the convention and reads them with checks).

@@ -5,6 +5,10 @@ and the incidence graph goes to
 :class:`pyomo.contrib.incidence_analysis.IncidenceGraphInterface`.
 """
 
+from __future__ import annotations
+
+from typing import Any, Sequence
+
 import pyomo.environ as pyo
 
 from ..errors import StructuralError
@@ -33,7 +37,7 @@ def _incident_variables(expr, memo):
     return found
 
 
-def check_structure(block, notes=()):
+def check_structure(block: Any, notes: Sequence[str] = ()) -> tuple[int, int]:
     """Check that the active equalities of ``block`` in its free variables form a
     square, structurally non-singular system.
 
@@ -49,6 +53,8 @@ def check_structure(block, notes=()):
 
     constraints = [c for c in block.component_data_objects(pyo.Constraint, active=True, descend_into=True)
                    if c.equality]
+    memo: dict[Any, Any]
+    variables: list[Any]
     memo, incidence, variables, column = {}, [], [], {}
     for con in constraints:
         row = _incident_variables(con.body, memo)
