@@ -12,7 +12,11 @@ the figures of a system given by formulas) and ``CONSTRAINT_UNIT``.  No model is
 named here.
 """
 
+from __future__ import annotations
+
+import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from . import plotting
 from .atomic import atomic_write
@@ -20,6 +24,9 @@ from .errors import ConfigurationError
 from .plotting.geometry import drawable
 from .plotting.snapshots import _relayout as relayout_snapshots
 from .mechanics.system import coordinate_names
+
+if TYPE_CHECKING:
+    from .schemes.base import SchemeBlockData
 
 __all__ = ["model_figures", "paper_figures"]
 
@@ -33,7 +40,7 @@ def _declared(model_name, name, default):
     return getattr(model_module(model_name), name, default)
 
 
-def paper_figures(model_name, dyn):
+def paper_figures(model_name: str, dyn: SchemeBlockData) -> dict[str, str]:
     """``{figure kind: caption}`` naming the paper figure a generic figure corresponds to.
 
     Kinds: ``snapshots``, ``coordinates``, ``controls``, ``conservation``.  The model
@@ -60,7 +67,7 @@ def _save(fig, path, caption=None, layout=None):
     return path
 
 
-def model_figures(model_name, model, directory):
+def model_figures(model_name: str, model: Any, directory: str | os.PathLike[str]) -> list[Path]:
     """Write a model's standard figures as PNG files; return their paths.
 
     If the declared model's module (:func:`pyomo_mbdyn.plugins.models`) defines

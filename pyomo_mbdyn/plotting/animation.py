@@ -1,7 +1,14 @@
 """A motion as a GIF, one frame per node (the interactive HTML view is :mod:`.html_view`)."""
 
+# an argument made an array (``q = np.asarray(q, float)``) is typed as the array from there on:
+# mypy: allow-redefinition-new, local-partial-types
+
+from __future__ import annotations
+
 import numbers
+import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -11,10 +18,16 @@ from .geometry import as_configurations, body_color, body_geometry, motion_plane
 from .snapshots import _equal_limits_2d as equal_limits_2d, draw_configuration, plane_view, set_equal_limits
 from .canvas import new_figure, styled
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from ..mechanics.protocol import ConstrainedSystem
+
 __all__ = ["animate"]
 
 @styled
-def animate(system, q, path, fps=10, t=None, dpi=80, box=True):
+def animate(system: ConstrainedSystem, q: npt.ArrayLike, path: str | os.PathLike[str], fps: float = 10,
+            t: npt.ArrayLike | None = None, dpi: float = 80, box: bool = True) -> Path:
     """Write a GIF of the motion, one frame per node (matplotlib's PillowWriter).
 
     Each frame draws the configuration ``q[k]`` as :func:`plot_snapshots`

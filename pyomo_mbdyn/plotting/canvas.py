@@ -6,7 +6,13 @@ of its own (:func:`new_figure`, never ``pyplot``), and every axis carries its
 unit in brackets (:func:`bracket`).
 """
 
+# an argument made an array (``q = np.asarray(q, float)``) is typed as the array from there on:
+# mypy: allow-redefinition-new, local-partial-types
+
+from __future__ import annotations
+
 import functools
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 
 from cycler import cycler
 from matplotlib import rc_context
@@ -15,6 +21,14 @@ from matplotlib.figure import Figure
 
 from ..errors import ConfigurationError
 from ..trajectory import unit
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    import numpy.typing as npt
+    from matplotlib.axes import Axes
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = ["style", "STYLE", "COLORS", "styled", "color", "new_figure", "bracket", "units_of", "groups",
            "flat_if_constant"]
@@ -44,7 +58,7 @@ STYLE = {
 }
 
 
-def style(**overrides):
+def style(**overrides: Any) -> AbstractContextManager[None]:
     """The library's figure style as a context manager (``matplotlib.rc_context``).
 
     Every plotting function draws inside it; use it for figures of your own::
@@ -55,39 +69,39 @@ def style(**overrides):
     ``overrides`` are rcParams that replace those of :data:`STYLE` (dots as
     underscores are not translated: pass ``**{"font.size": 12}``).
     """
-    return rc_context({**STYLE, **overrides})
+    return rc_context({**STYLE, **overrides})  # type: ignore[dict-item]  # matplotlib's stubs name every rcParam key as a Literal
 
 
-def styled(function):
+def styled(function: _F) -> _F:
     """``function`` drawing inside :func:`style` (the decorator of every plotting function)."""
 
     @functools.wraps(function)
-    def draw(*args, **kwds):
+    def draw(*args: Any, **kwds: Any) -> Any:
         with style():
             return function(*args, **kwds)
 
-    return draw
+    return draw  # type: ignore[return-value]  # functools.wraps: the same signature
 
 
-def color(i):
+def color(i: int) -> str:
     """The i-th colour of the cycle, resolved now (a "C0" string would be resolved when the figure is saved,
     outside the style)."""
     return COLORS[i % len(COLORS)]
 
 
-def new_figure(**kwds):
+def new_figure(**kwds: Any) -> Figure:
     """A :class:`~matplotlib.figure.Figure` with its own Agg canvas (no ``pyplot``, no global state)."""
     fig = Figure(**kwds)
     FigureCanvasAgg(fig)
     return fig
 
 
-def bracket(unit_text):
+def bracket(unit_text: str | None) -> str:
     """``[unit]``; ``[1]`` for a dimensionless quantity, ``[unit not known]`` when the name does not tell."""
     return f"[{unit_text}]" if unit_text else "[unit not known]"
 
 
-def units_of(names, quantity, units):
+def units_of(names: Sequence[str], quantity: str, units: str | Iterable[str] | None) -> list[str]:
     """One unit per column: ``units`` (a string for all, or a sequence), else from the names
     (the library's column names ``owner.part``; another name tells nothing: "wrist" is no ``wx``)."""
     if units is None:
@@ -100,15 +114,15 @@ def units_of(names, quantity, units):
     return units
 
 
-def groups(units):
+def groups(units: Iterable[str]) -> dict[str, list[int]]:
     """``{unit: [column, …]}`` in the order of first appearance."""
-    groups = {}
+    groups: dict[str, list[int]] = {}
     for j, u in enumerate(units):
         groups.setdefault(u, []).append(j)
     return groups
 
 
-def flat_if_constant(ax, values, relative=1e-3):
+def flat_if_constant(ax: Axes, values: npt.ArrayLike, relative: float = 1e-3) -> bool:
     """Draw ``values`` that are constant to the eye (spread below ``relative`` times their
     size) as a flat line on plain y ticks: limits ±5 % of their size around their mean, and
     no offset text (a "×10⁻¹³ + 7.1×10⁻²" above the axis that a reader has to decode).  The

@@ -12,11 +12,21 @@ impulse of gravity ``-h ∇V·ξ`` and of the controls and joint friction
 momentum-consistent scheme (DMOCC paper Prop. 4.1, Fig. 7.6; thesis §2.3).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from ..balance import _scheme_record, energy_statement, momentum_balance
 from ..errors import ConfigurationError
 from .canvas import bracket, color, flat_if_constant, new_figure, styled
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from ..trajectory import Trajectory
 
 __all__ = ["plot_conservation", "ENERGY_TERMS"]
 
@@ -137,8 +147,9 @@ def _draw_momentum_row(left, right, group, columns, balance, reason, table, t, r
 
 
 @styled
-def plot_conservation(table, fig=None, *, scheme=None, trajectory=None, energy_unit="J", time_unit="s",
-                      constraint_unit=None):
+def plot_conservation(table: pd.DataFrame, fig: Figure | None = None, *, scheme: str | None = None,
+                      trajectory: Trajectory | None = None, energy_unit: str = "J", time_unit: str = "s",
+                      constraint_unit: str | None = None) -> Figure:
     """Draw the conservation table of ``dyn.diagnostics()`` (a DataFrame).
 
     Rows of panels:
@@ -180,18 +191,19 @@ def plot_conservation(table, fig=None, *, scheme=None, trajectory=None, energy_u
     show_residual = residual is not None and np.any(residual > 0)
     n_rows = 1 + len(rows) + show_residual
     fig = new_figure(figsize=(13, 4.6 * n_rows)) if fig is None else fig
-    grid = fig.add_gridspec(n_rows, 2)
+    grid = fig.add_gridspec(n_rows, 2)  # type: ignore[arg-type]  # n_rows: an int (+ a numpy bool)
     energy_ax = fig.add_subplot(grid[0, 0])
     drift_ax = fig.add_subplot(grid[0, 1], sharex=energy_ax)
     _energy_panels(energy_ax, drift_ax, table, t, scheme, energy_unit, time_unit)
     axes = [energy_ax, drift_ax]
     for r, row in enumerate(rows, start=1):
         left, right = fig.add_subplot(grid[r, 0], sharex=energy_ax), fig.add_subplot(grid[r, 1], sharex=energy_ax)
-        _draw_momentum_row(left, right, *row, table, t, rec, time_unit)
+        _draw_momentum_row(left, right, *row, table, t, rec, time_unit)  # type: ignore[call-arg]  # row: 4 entries
         axes += [left, right]
     if show_residual:
-        ax = fig.add_subplot(grid[n_rows - 1, :], sharex=energy_ax)
-        ax.semilogy(t, np.where(residual > 0, residual, np.nan), marker=".", color=color(3))
+        ax = fig.add_subplot(grid[n_rows - 1, :], sharex=energy_ax)  # type: ignore[index]  # n_rows: an int
+        # residual is an array here (show_residual)
+        ax.semilogy(t, np.where(residual > 0, residual, np.nan), marker=".", color=color(3))  # type: ignore[operator, arg-type]
         ax.set_title("constraint residual at the nodes (log scale; zeros not drawn)")
         ax.set_ylabel(f"largest |residual| {bracket(constraint_unit or _constraint_unit(trajectory))}")
         axes.append(ax)

@@ -19,9 +19,21 @@ blue, kept for the directors, so that a box never has a director's colour, then
 tab20's light shades of the same (13 before one repeats).
 """
 
+# an argument made an array (``q = np.asarray(q, float)``) is typed as the array from there on:
+# mypy: allow-redefinition-new, local-partial-types
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
 import numpy as np
 
 from ..errors import ConfigurationError
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from ..mechanics.protocol import ConstrainedSystem
 
 __all__ = ["BODY_COLORS", "DIRECTOR_COLORS", "body_color", "as_configurations", "body_geometry", "joint_geometry",
            "box_corners", "box_edges", "points_of", "skeleton", "anchored", "auto_spacing", "grid_shifts",
@@ -35,12 +47,12 @@ BODY_COLORS = ("#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
 DIRECTOR_COLORS = ("#d62728", "#2ca02c", "#1f77b4")
 
 
-def body_color(b):
+def body_color(b: int) -> str:
     """Body b's colour (no red, green or blue: those are the directors')."""
     return BODY_COLORS[b % len(BODY_COLORS)]
 
 
-def drawable(system):
+def drawable(system: ConstrainedSystem) -> bool:
     """Whether ``system`` can be drawn in space: a MultibodySystem, or a system with a
     ``drawing`` (a :class:`~pyomo_mbdyn.mechanics.CoordinateSystem` given one)."""
     from ..mechanics import MultibodySystem
@@ -58,18 +70,18 @@ def _drawing(system, qk):
     return {name: np.asarray(xyz, float) for name, xyz in points.items()}, list(segments)
 
 
-def by_points(system):
+def by_points(system: ConstrainedSystem) -> bool:
     """Whether ``system`` is drawn by its ``drawing`` (points and segments, not bodies and joints)."""
     return _drawing(system, system.q0) is not None
 
 
-def drawn_names(system):
+def drawn_names(system: ConstrainedSystem) -> list[str]:
     """The names of the things drawn, in the order of their colours (bodies or drawing points)."""
     drawn = _drawing(system, system.q0)
     return list(system.bodies) if drawn is None else list(drawn[0])
 
 
-def as_configurations(system, q):
+def as_configurations(system: ConstrainedSystem, q: npt.ArrayLike) -> np.ndarray:
     """``q`` as an (K, n) float array of configurations of ``system``."""
     if not drawable(system):
         raise TypeError(f"expected a MultibodySystem (or a system with a drawing), got {type(system).__name__}")
@@ -84,7 +96,7 @@ def as_configurations(system, q):
     return q
 
 
-def body_geometry(system, qk):
+def body_geometry(system: ConstrainedSystem, qk: npt.ArrayLike) -> list[tuple[str, np.ndarray, np.ndarray | None, np.ndarray | None]]:
     """Per body of ``system`` in configuration ``qk``: ``(name, φ, D, a)`` with D
     the director rows (3×3) and ``a`` the equivalent box's half-edges, or
     ``D = a = None`` for a point mass.
@@ -104,7 +116,7 @@ def body_geometry(system, qk):
     drawn = _drawing(system, qk)
     if drawn is not None:  # a system drawn by its points: each a dot
         return [(name, xyz, None, None) for name, xyz in drawn[0].items()]
-    out = []
+    out: list[tuple[str, np.ndarray, np.ndarray | None, np.ndarray | None]] = []
     for name, body in system.bodies.items():
         qb = np.asarray(system.body_coordinates(qk, body), float)
         if body.has_orientation:
@@ -115,7 +127,7 @@ def body_geometry(system, qk):
     return out
 
 
-def joint_geometry(system, qk):
+def joint_geometry(system: ConstrainedSystem, qk: npt.ArrayLike) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]]:
     """Per joint: ``(name, parent point, child point, parent φ or None for the
     ground, child φ)``, all spatial, in configuration ``qk``.
 
@@ -136,7 +148,7 @@ def joint_geometry(system, qk):
     if drawn is not None:  # a system drawn by its points: its segments, end to end
         points, segments = drawn
         return [(f"{a}–{b}", points[a], points[b], None, None) for a, b in segments]
-    out = []
+    out: list[tuple[str, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]] = []
     for name, joint in system.joints.items():
         qp = np.asarray(system.body_coordinates(qk, joint.parent), float)
         qc = np.asarray(system.body_coordinates(qk, joint.child), float)
@@ -146,13 +158,13 @@ def joint_geometry(system, qk):
     return out
 
 
-def box_corners(phi, D, a):
+def box_corners(phi: np.ndarray, D: np.ndarray, a: np.ndarray) -> dict[tuple[int, ...], np.ndarray]:
     """The 8 corners ``φ + Σ s_i a_i d_i`` (s_i = ±1) by sign tuple."""
     return {s: phi + (np.array(s) * a) @ D for s in
             (tuple(2 * np.array(i) - 1) for i in np.ndindex(2, 2, 2))}
 
 
-def box_edges(phi, D, a):
+def box_edges(phi: np.ndarray, D: np.ndarray, a: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     """The 12 edges of the box: pairs of corners that differ in one sign."""
     corners = box_corners(phi, D, a)
     edges = []
@@ -165,7 +177,7 @@ def box_edges(phi, D, a):
     return edges
 
 
-def points_of(system, q, shifts=None):
+def points_of(system: ConstrainedSystem, q: np.ndarray, shifts: Sequence[npt.ArrayLike] | None = None) -> np.ndarray:
     """Every point drawn for the configurations ``q`` (for the axes limits)."""
     pts = []
     for i, qk in enumerate(q):
@@ -173,13 +185,13 @@ def points_of(system, q, shifts=None):
         for _, phi, D, a in body_geometry(system, qk):
             pts.append(phi + shift)
             if D is not None:
-                pts.extend(c + shift for c in box_corners(phi, D, a).values())
+                pts.extend(c + shift for c in box_corners(phi, D, a).values())  # type: ignore[arg-type]  # a is set where D is
         for _, sp, sc, _, _ in joint_geometry(system, qk):
             pts.extend((sp + shift, sc + shift))
     return np.array(pts)
 
 
-def plane_normal(points):
+def plane_normal(points: npt.ArrayLike) -> int | None:
     """The coordinate axis normal to the plane the ``points`` (a skeleton: centres and joint
     points) lie in, or None when they span space (or a line, or a point)."""
     span = np.ptp(np.asarray(points, float), axis=0)
@@ -189,14 +201,14 @@ def plane_normal(points):
     return flat[0] if len(flat) == 1 else None
 
 
-def skeleton(system, q):
+def skeleton(system: ConstrainedSystem, q: np.ndarray) -> np.ndarray:
     """Centres of mass and joint points of the configurations ``q`` (not the boxes)."""
     pts = [phi for qk in q for _, phi, _, _ in body_geometry(system, qk)]
     pts += [p for qk in q for _, sp, sc, _, _ in joint_geometry(system, qk) for p in (sp, sc)]
     return np.array(pts)
 
 
-def anchored(system):
+def anchored(system: ConstrainedSystem) -> bool:
     """True when a joint ties the system to the ground (its snapshots are drawn in place)."""
     from ..mechanics.joints import GROUND
 
@@ -205,7 +217,7 @@ def anchored(system):
     return any(joint.parent is GROUND for joint in system.joints.values())
 
 
-def auto_spacing(system, q):
+def auto_spacing(system: ConstrainedSystem, q: np.ndarray) -> float:
     """The spacing of a grid of snapshots when a free system's motion stays in
     place (a spinning satellite), so that the snapshots do not overlap: 1.25
     times the system's size; else 0.  A system jointed to the ground is drawn
@@ -220,7 +232,8 @@ def auto_spacing(system, q):
     return 0.0
 
 
-def grid_shifts(count, spacing, right=(1.0, 0.0, 0.0), down=(0.0, 0.0, -1.0)):
+def grid_shifts(count: int, spacing: float, right: Sequence[float] = (1.0, 0.0, 0.0),
+                down: Sequence[float] = (0.0, 0.0, -1.0)) -> list[np.ndarray]:
     """Shifts of ``count`` snapshots in reading order on a grid of about √count columns:
     left to right along ``right`` (x), rows downwards along ``down`` (−z; a 3-D axes is square:
     a long strip would be tiny)."""
@@ -238,7 +251,7 @@ class Plane:
     (not planar).  ``coordinates(points)`` gives the (K, 2) in-plane coordinates; ``labels`` the
     axis labels (the world axes when the plane is a coordinate plane: ``"x [m]"``)."""
 
-    def __init__(self, normal, level, projected=False):
+    def __init__(self, normal: npt.ArrayLike, level: float, projected: bool = False) -> None:
         normal = np.asarray(normal, float) / np.linalg.norm(normal)
         axis = int(np.argmax(np.abs(normal)))
         if abs(abs(normal[axis]) - 1.0) < 1e-9:  # a coordinate plane, seen as the 3-D view saw it
@@ -261,7 +274,7 @@ class Plane:
             self.name = f"the plane normal to {_vector(normal)} (at {_round(level)} m)"
         self.normal, self.right, self.up, self.level, self.projected = normal, right, up, float(level), projected
 
-    def coordinates(self, points):
+    def coordinates(self, points: npt.ArrayLike) -> np.ndarray:
         """In-plane coordinates (right, up) of the (K, 3) ``points``."""
         points = np.asarray(points, float)
         return np.column_stack([points @ self.right, points @ self.up])
@@ -294,7 +307,7 @@ def _body_points(system, q):
     return np.array(out, float)
 
 
-def motion_plane(system, q, tol=1e-6):
+def motion_plane(system: ConstrainedSystem, q: npt.ArrayLike, tol: float = 1e-6) -> Plane | None:
     """The plane a motion stays in, or None: a :class:`Plane` when every drawn point
     (box corners, centres of mass, joint points) of the configurations ``q`` keeps its
     distance to one plane, which holds the centres and joint points (a planar motion:
@@ -332,7 +345,8 @@ def motion_plane(system, q, tol=1e-6):
         normal = None
         if axes and all(a is not None for a in axes):
             first = np.asarray(axes[0], float)
-            if all(np.linalg.norm(np.cross(first, a)) <= tol for a in axes) and abs(line @ first) <= tol:
+            # (no axis is None here: checked above)
+            if all(np.linalg.norm(np.cross(first, a)) <= tol for a in axes) and abs(line @ first) <= tol:  # type: ignore[arg-type]
                 normal = first
         for axis in (1, 2, 0):  # y first: a side view, z up
             if normal is None and s[0] > 0 and abs(line[axis]) <= tol:
@@ -352,7 +366,7 @@ def motion_plane(system, q, tol=1e-6):
     return Plane(normal, float(np.mean(bones @ normal)))
 
 
-def best_plane(system, q):
+def best_plane(system: ConstrainedSystem, q: npt.ArrayLike) -> Plane:
     """The plane a (non-planar) motion is best seen in: normal to the centres' and joint
     points' least principal direction (snapped to a coordinate axis when within 10°),
     marked ``projected``."""

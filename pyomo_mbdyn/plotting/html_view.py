@@ -34,9 +34,12 @@ CoordinateSystem without a drawing.  :func:`animate_html` refuses it, before wri
 (no 2-D stand-in: the coordinates over t are what ``--plot`` draws already).
 """
 
+from __future__ import annotations
+
 import html
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,6 +48,12 @@ from ..errors import ConfigurationError, InputTypeError
 from ..trajectory import Trajectory, unit
 from .geometry import (BODY_COLORS, DIRECTOR_COLORS, as_configurations, body_color, body_geometry, box_edges,
                        drawable, joint_geometry, plane_normal, points_of, skeleton)
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+    from ..mechanics.protocol import ConstrainedSystem
+    from ..schemes.base import SchemeBlockData
 
 __all__ = ["animate_html", "html_figure", "BODY_COLORS", "DIRECTOR_COLORS"]
 
@@ -91,7 +100,7 @@ def _check_title(title):
         raise InputTypeError(f"animate_html: title must be a string, got {type(title).__name__}")
 
 
-def _html_path(path):
+def _html_path(path: Any) -> Path:
     if not isinstance(path, (str, Path)):
         raise InputTypeError(f"animate_html: path must be a file name (str or Path), got {type(path).__name__}")
     path = Path(path)
@@ -263,7 +272,8 @@ def _default_title(trajectory, system):
     return ", ".join(parts)
 
 
-def html_figure(trajectory, system=None, title=None):
+def html_figure(trajectory: Trajectory | SchemeBlockData, system: ConstrainedSystem | None = None,
+                title: str | None = None) -> go.Figure:
     """The plotly :class:`~plotly.graph_objects.Figure` that :func:`animate_html` writes.
 
     One frame per node k = 0..N (named ``"0"`` … ``"N"``) updates the 3-D scene
@@ -343,7 +353,8 @@ def html_figure(trajectory, system=None, title=None):
     return fig
 
 
-def animate_html(trajectory, path, system=None, title=None):
+def animate_html(trajectory: Trajectory | SchemeBlockData, path: str | Path,
+                 system: ConstrainedSystem | None = None, title: str | None = None) -> Path:
     """Write the motion as one self-contained, interactive HTML file; return its path.
 
     The page (described in :mod:`pyomo_mbdyn.html_view`) shows the bodies in a 3-D

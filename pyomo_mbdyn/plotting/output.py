@@ -1,5 +1,8 @@
 """Where figures are written."""
 
+from __future__ import annotations
+
+import os
 from pathlib import Path
 
 from ..atomic import probe_directory
@@ -7,7 +10,7 @@ from ..errors import DestinationError
 
 __all__ = ["output_directory"]
 
-def output_directory(directory):
+def output_directory(directory: str | os.PathLike[str]) -> Path:
     """The directory figures are written into, created (with its parents) when missing.
 
     Raises :class:`~pyomo_mbdyn.errors.DestinationError` (an ``OSError``) naming

@@ -4,15 +4,28 @@ One panel per unit (stacked over a shared time axis), each axis labelled with
 its unit; controls are staircases (constant on each interval).
 """
 
+# an argument made an array (``q = np.asarray(q, float)``) is typed as the array from there on:
+# mypy: allow-redefinition-new, local-partial-types
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
 import numpy as np
 
 from ..errors import ConfigurationError
 from .canvas import bracket, color, flat_if_constant, groups, new_figure, styled, units_of
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
 __all__ = ["plot_coordinates", "plot_controls", "plot_costates", "plot_discrete_hamiltonian"]
 
 @styled
-def plot_coordinates(t, q, names=None, ax=None, *, units=None, time_unit="s"):
+def plot_coordinates(t: npt.ArrayLike, q: npt.ArrayLike, names: Sequence[str] | None = None, ax: Axes | None = None,
+                     *, units: str | Sequence[str] | None = None, time_unit: str = "s") -> Axes:
     """Draw the node coordinates ``q[k, i]`` over ``t``, one line per column named
     by ``names`` (for systems without a geometry to draw, such as a
     :class:`~pyomo_mbdyn.mechanics.CoordinateSystem`).
@@ -102,7 +115,8 @@ def _control_entry(name, u):
 
 
 @styled
-def plot_controls(t, u, names=None, ax=None, *, units=None, time_unit="s"):
+def plot_controls(t: npt.ArrayLike, u: npt.ArrayLike, names: Sequence[str] | None = None, ax: Axes | None = None,
+                  *, units: str | Sequence[str] | None = None, time_unit: str = "s") -> Axes:
     """Draw interval-constant controls as staircases: ``u[i, a]`` on [t_i, t_{i+1}].
 
     ``u`` is the applied generalised force (the library's convention),
@@ -140,8 +154,9 @@ def _as_columns(a, what):
 
 
 @styled
-def plot_costates(first, second, labels=("first", "second"), t=None, names=None, title="costates", *,
-                  unit=None, time_unit="s"):
+def plot_costates(first: npt.ArrayLike, second: npt.ArrayLike, labels: Sequence[str] = ("first", "second"),
+                  t: npt.ArrayLike | Sequence[npt.ArrayLike] | None = None, names: Sequence[str] | None = None,
+                  title: str = "costates", *, unit: str | None = None, time_unit: str = "s") -> Figure:
     """Compare two sets of per-node (or per-interval) costates or multipliers.
 
     ``first`` and ``second`` are (K, m) arrays with the same columns ``names``
@@ -194,7 +209,8 @@ def plot_costates(first, second, labels=("first", "second"), t=None, names=None,
 
 
 @styled
-def plot_discrete_hamiltonian(t, Hd, ax=None, label="H^d", *, unit=None, time_unit="s"):
+def plot_discrete_hamiltonian(t: npt.ArrayLike, Hd: npt.ArrayLike, ax: Axes | None = None, label: str = "H^d", *,
+                              unit: str | None = None, time_unit: str = "s") -> Axes:
     """H^d_{k,k+1} over the interval midpoints, and its deviation from H^d_{0,1}
     (thesis Ch. 8: constant for the indirect DNCO, O(h²) drift for direct methods).
     A value constant to within 10⁻³ of itself is drawn flat on plain ticks (its deviation,
@@ -218,5 +234,5 @@ def plot_discrete_hamiltonian(t, Hd, ax=None, label="H^d", *, unit=None, time_un
     axes[1].set_ylabel(f"$H^d - H^d_{{0,1}}$ {bracket(unit)}")
     for a in axes:
         a.set_xlabel(f"t (interval midpoint) {bracket(time_unit)}")
-    axes[0].figure.tight_layout()
+    axes[0].figure.tight_layout()  # type: ignore[union-attr]  # a Figure (new, or the given axes'), no SubFigure
     return axes[0]

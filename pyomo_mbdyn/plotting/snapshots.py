@@ -8,6 +8,13 @@ drawn as :mod:`.geometry` describes; the time labels are placed so that no two
 overlap (:func:`place_labels`).
 """
 
+# an argument made an array (``q = np.asarray(q, float)``) is typed as the array from there on:
+# mypy: allow-redefinition-new, local-partial-types
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
@@ -19,9 +26,18 @@ from .geometry import (DIRECTOR_COLORS, as_configurations, auto_spacing, best_pl
                        points_of, skeleton)
 from .canvas import new_figure, styled
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from matplotlib.collections import PathCollection
+    from matplotlib.text import Text
+    from mpl_toolkits.mplot3d import Axes3D
+
+    from ..mechanics.protocol import ConstrainedSystem
+    from .geometry import Plane
+
 __all__ = ["plot_snapshots", "place_labels", "PlaneAxes", "set_equal_limits", "plane_view", "draw_configuration"]
 
-def set_equal_limits(ax, points, margin=0.06, floor=0.2):
+def set_equal_limits(ax: Axes3D, points: np.ndarray, margin: float = 0.06, floor: float = 0.2) -> np.ndarray:
     """Limits around ``points`` with a margin, and equal scales on x, y, z.
 
     Each axis spans its own range of the points plus ``margin`` times the
@@ -46,7 +62,7 @@ def set_equal_limits(ax, points, margin=0.06, floor=0.2):
     return limits
 
 
-def plane_view(ax, skeleton):
+def plane_view(ax: Axes3D, skeleton: npt.ArrayLike) -> int | None:
     """Look square-on at a motion that stays in a coordinate plane: returns the plane's normal axis or None."""
     flat = plane_normal(skeleton)
     if flat is None:
@@ -94,7 +110,8 @@ def _parts(system, qk, box=True, shift=np.zeros(3), directors=True):
     return segments, colors, widths, dots, joints
 
 
-def draw_configuration(ax, system, qk, alpha=1.0, box=True, shift=np.zeros(3), directors=True, plane=None):
+def draw_configuration(ax: Any, system: ConstrainedSystem, qk: npt.ArrayLike, alpha: float = 1.0, box: bool = True,
+                       shift: np.ndarray = np.zeros(3), directors: bool = True, plane: Plane | None = None) -> int:
     """Draw one configuration (moved by ``shift``; the director triads with ``directors``);
     return the number of line segments drawn.
 
@@ -119,7 +136,7 @@ def draw_configuration(ax, system, qk, alpha=1.0, box=True, shift=np.zeros(3), d
 
     if segments:
         flat = plane.coordinates(np.array(segments).reshape(-1, 3)).reshape(-1, 2, 2)
-        ax.add_collection(LineCollection(flat, colors=colors, linewidths=widths, alpha=alpha, zorder=2))
+        ax.add_collection(LineCollection(flat, colors=colors, linewidths=widths, alpha=alpha, zorder=2))  # type: ignore[arg-type]  # an array (K, 2, 2) of segments
     if dots:
         xy = plane.coordinates([p for p, _ in dots])
         ax.scatter(*xy.T, c=[c for _, c in dots], s=18, alpha=alpha, zorder=3)
@@ -237,7 +254,7 @@ def _renderer(fig):
     return get() if get is not None else fig._get_renderer()
 
 
-def place_labels(ax):
+def place_labels(ax: Axes) -> list[tuple[str, np.ndarray]]:
     """(Re)place the snapshot labels of ``ax`` (drawn by :func:`plot_snapshots`) for the figure's
     current layout, so that no two overlap; returns the labels kept.
 
@@ -265,6 +282,7 @@ def place_labels(ax):
     frame = ax.get_window_extent(renderer)
     pad = 3.0 * fig.dpi / 72  # points between two labels
     order = [0, len(texts) - 1] + list(range(1, len(texts) - 1)) if len(texts) > 1 else [0]
+    boxes: list[Any]
     placed, boxes = {}, []
     for i in dict.fromkeys(order):
         away = shown[i] - centre
@@ -274,7 +292,8 @@ def place_labels(ax):
             for turn in _TURNS:
                 angle = np.radians(heading + turn)
                 offset = radius * np.array([np.cos(angle), np.sin(angle)])
-                label = ax.annotate(texts[i], xy=anchors[i], xytext=offset, textcoords="offset points",
+                # (xytext: a pair, as an array)
+                label = ax.annotate(texts[i], xy=anchors[i], xytext=offset, textcoords="offset points",  # type: ignore[arg-type]
                                     ha="center", va="center", fontsize="small", color="0.15",
                                     bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85),
                                     annotation_clip=False, zorder=_LABEL_ZORDER)
@@ -298,11 +317,12 @@ def place_labels(ax):
         if best is not None:
             placed[i] = best[1]
             boxes.append(best[2])
-    ax._snapshot_label_artists = [placed[i] for i in sorted(placed)]
-    ax._snapshot_leaders = [leader for i in sorted(placed)
+    # the labels are kept on the axes (attributes of this module's own)
+    ax._snapshot_label_artists = [placed[i] for i in sorted(placed)]  # type: ignore[attr-defined]
+    ax._snapshot_leaders = [leader for i in sorted(placed)  # type: ignore[attr-defined]
                             if (leader := _leader(ax, placed[i], shown[i], renderer)) is not None]
-    ax.snapshot_labels = [(texts[i], far[i]) for i in sorted(placed)]
-    return ax.snapshot_labels
+    ax.snapshot_labels = [(texts[i], far[i]) for i in sorted(placed)]  # type: ignore[attr-defined]
+    return ax.snapshot_labels  # type: ignore[attr-defined]
 
 
 #: what each director is, for the legend
@@ -370,7 +390,7 @@ class PlaneAxes(Axes):
 
     snapshot_plane = None
 
-    def view_init(self, *args, **kwds):
+    def view_init(self, *args: Any, **kwds: Any) -> None:
         """Nothing to do: a plane drawn in 2-D is seen square-on."""
         return None
 
@@ -379,14 +399,16 @@ class PlaneAxes(Axes):
         plane = self.snapshot_plane
         return points[:, :2] if plane is None else plane.coordinates(points)
 
-    def plot(self, *args, **kwds):
+    def plot(self, *args: Any, **kwds: Any) -> list[Line2D]:
         """``plot(xs, ys, zs, [fmt], …)``: points in space, projected; else a 2-D ``plot``."""
         if len(args) >= 3 and not isinstance(args[2], str):
             xy = self._flat(*args[:3])
             return super().plot(xy[:, 0], xy[:, 1], *args[3:], **kwds)
         return super().plot(*args, **kwds)
 
-    def scatter(self, xs, ys, zs=None, *args, **kwds):
+    # scatter and text take Axes3D's arguments (x, y, z, …) on 2-D axes: the stand-in's override
+    def scatter(self, xs: npt.ArrayLike, ys: npt.ArrayLike, zs: npt.ArrayLike | None = None,  # type: ignore[override]
+                *args: Any, **kwds: Any) -> PathCollection:
         """``scatter(xs, ys, zs, …)``: points in space, projected (a 4th positional argument,
         3-D's ``zdir``, is ignored); with ``zs`` None a 2-D ``scatter``."""
         if zs is None:
@@ -396,10 +418,11 @@ class PlaneAxes(Axes):
         xy = self._flat(xs, ys, zs)
         return super().scatter(xy[:, 0], xy[:, 1], **kwds)
 
-    def text(self, x, y, z, s=None, *args, **kwds):
+    def text(self, x: float, y: float, z: float | str, s: str | None = None, *args: Any,  # type: ignore[override]
+             **kwds: Any) -> Text:
         """``text(x, y, z, s, …)`` at a point in space, projected; ``text(x, y, s)`` in 2-D."""
         if s is None or isinstance(z, str):
-            return super().text(x, y, z, *((s,) if s is not None else ()), *args, **kwds)
+            return super().text(x, y, z, *((s,) if s is not None else ()), *args, **kwds)  # type: ignore[arg-type]  # z: the text
         kwds.pop("zdir", None)
         (xy,) = self._flat(x, y, z)
         return super().text(xy[0], xy[1], s, *args, **kwds)
@@ -442,8 +465,10 @@ def _select_nodes(times, N, t, count):
 
 
 @styled
-def plot_snapshots(system, q, times=None, ax=None, *, t=None, count=6, box=True, offset=None,
-                   directors="last", labels=True, view="auto"):
+def plot_snapshots(system: ConstrainedSystem, q: npt.ArrayLike, times: Sequence[float] | None = None,
+                   ax: Axes | None = None, *, t: npt.ArrayLike | None = None, count: int = 6, box: bool = True,
+                   offset: npt.ArrayLike | str | None = None, directors: str = "last", labels: bool = True,
+                   view: str = "auto") -> Axes:
     """Draw configurations of ``system`` at chosen nodes in one axes: 2-D for a planar motion, else 3-D.
 
     Bodies, joints and directors are drawn as described in the module
