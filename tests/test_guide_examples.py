@@ -111,6 +111,16 @@ def _multistart(ns, out):
     assert len(optima) >= 2 and optima[0] == pytest.approx(5.5867, abs=1e-4)
 
 
+def _refinement(ns, out):
+    fine, direct = ns["fine"], ns["direct"]
+    assert [(s["steps"], s["start"], s["status"]) for s in ns["problem"].stages] == [
+        (50, "guess", "optimal"), (200, "refined", "optimal")]
+    assert "[(50, 'guess'), (200, 'refined')]" in out
+    J, J_direct = pyo.value(fine.ocp.control_effort), pyo.value(direct.ocp.control_effort)
+    assert abs(J - 5.43798) < 1e-5 and abs(J - J_direct) < 1e-8 * J, (J, J_direct)
+    assert ns["plain"].stages[0]["start"] == "refine=False"
+
+
 PROBLEMS = {
     "problem.require_final_rest()\nresults = problem.solve()": _final_rest,
     "bound_controls(-1.5, 1.5)": _bounds,
@@ -119,6 +129,7 @@ PROBLEMS = {
     "for swing in (+2.5, -2.5)": _own_start,
     "chart_coordinates(arm, q, v=": _chart,
     "perturb_chart(m, 0.1, rng)": _multistart,
+    "plain.solve(refine=False)": _refinement,
 }
 
 
