@@ -7,12 +7,18 @@ model; ``pyomo-mbdyn list`` shows what is here, with each module's
 (:func:`pyomo_mbdyn.plugins.models`).
 """
 
+from __future__ import annotations
+
 import functools
 import importlib
 import inspect
 import numbers
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 from pyomo_mbdyn.plugins import models
+
+if TYPE_CHECKING:
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 #: model name → module of every declared model (:func:`pyomo_mbdyn.plugins.models`: the
 #: entry-point group ``pyomo_mbdyn.models``, where setup.cfg declares the modules here and
@@ -20,7 +26,7 @@ from pyomo_mbdyn.plugins import models
 MODELS = models()
 
 
-def description(name):
+def description(name: str) -> str:
     """The one-line ``DESCRIPTION`` of model ``name`` (from its module)."""
     return importlib.import_module(MODELS[name]).DESCRIPTION
 
@@ -30,7 +36,7 @@ COMMON_OPTIONS = {"scheme": "the discrete scheme (pyomo-mbdyn run --scheme)",
                   "steps": "the number of time steps N (pyomo-mbdyn run --steps)"}
 
 
-def options(name):
+def options(name: str) -> list[dict[str, Any]]:
     """The options of model ``name``'s ``build()``: a list of ``{"name", "default",
     "description"}`` in signature order, described by the module's ``OPTIONS`` dict
     (``pyomo-mbdyn list --options MODEL``; ``--set KEY=VALUE`` passes them)."""
@@ -45,7 +51,7 @@ def options(name):
     for parameter in inspect.signature(module.build).parameters.values():
         if parameter.kind in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL):
             continue
-        default = None if parameter.default is inspect.Parameter.empty else parameter.default
+        default: Any = None if parameter.default is inspect.Parameter.empty else parameter.default
         if hasattr(default, "tolist"):
             default = default.tolist()
         out.append({"name": parameter.name, "default": default,
@@ -53,7 +59,7 @@ def options(name):
     return out
 
 
-def model_build(build):
+def model_build(build: _F) -> _F:
     """Decorator of a model module's ``build``: an option it does not take is a
     :class:`~pyomo_mbdyn.errors.ConfigurationError` naming the model and listing the
     options it takes (as ``pyomo-mbdyn run --set`` reports it), not Python's bare
@@ -67,7 +73,7 @@ def model_build(build):
     name = next((n for n, m in MODELS.items() if m.rpartition(".")[2] == module), module)
 
     @functools.wraps(build)
-    def checked(*args, **kwds):
+    def checked(*args: Any, **kwds: Any) -> Any:
         from pyomo_mbdyn.errors import ConfigurationError
 
         unknown = [] if open_ended else sorted(set(kwds) - set(parameters))
@@ -85,10 +91,10 @@ def model_build(build):
             check_scheme(name, bound["scheme"])
         return build(*args, **kwds)
 
-    return checked
+    return checked  # type: ignore[return-value]  # functools.wraps: the same signature
 
 
-def check_steps(model, steps):
+def check_steps(model: str, steps: Any) -> int:
     """``steps`` as an ``int`` ≥ 1, or a :class:`~pyomo_mbdyn.errors.ConfigurationError`
     naming the model and the bad value (a bool, a float such as 1e400 or 2.5, a string);
     :func:`pyomo_mbdyn.mechanics.numeric.step_count`."""
@@ -97,7 +103,7 @@ def check_steps(model, steps):
     return step_count(steps, model)
 
 
-def check_scheme(model, scheme, offered=None):
+def check_scheme(model: str, scheme: Any, offered: Iterable[str] | None = None) -> str:
     """``scheme`` as given, or a :class:`~pyomo_mbdyn.errors.ConfigurationError` naming the
     model and the bad value: not a name, or not one of the schemes the model ``offered``
     (its module's ``SCHEMES``, when it declares them)."""
@@ -110,7 +116,7 @@ def check_scheme(model, scheme, offered=None):
     return scheme
 
 
-def finite_option(model, name, value, unit=""):
+def finite_option(model: str, name: str, value: Any, unit: str = "") -> float:
     """``float(value)`` of a model option, or a :class:`~pyomo_mbdyn.errors.ConfigurationError`
     naming the model, the option (with its ``unit``, e.g. ``"[m/s²]"``) and the bad value
     (the library's one numeric check, :func:`pyomo_mbdyn.mechanics.numeric.real`: a bool or
@@ -120,13 +126,13 @@ def finite_option(model, name, value, unit=""):
     return real(value, f"{model}: {name}" + (f" {unit}" if unit else ""))
 
 
-def paper_figures_for(schemes, **captions):
+def paper_figures_for(schemes: Iterable[str], **captions: str) -> Callable[[Any], dict[str, str]]:
     """A model module's ``paper_figures(dyn)`` (:func:`pyomo_mbdyn.figures.paper_figures`)
     that gives ``captions`` (``snapshots=``, ``coordinates=``, ``controls=``,
     ``conservation=``: the paper figure each generic figure corresponds to) for the
     paper's ``schemes`` and none for the others."""
 
-    def paper_figures(dyn):
+    def paper_figures(dyn: Any) -> dict[str, str]:
         return dict(captions) if dyn.scheme in schemes else {}
 
     paper_figures.__doc__ = (f"Captions naming the paper figures the generic figures correspond to, "

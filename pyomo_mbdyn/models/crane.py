@@ -41,10 +41,18 @@ from the recursion); the spec (§7.6) warns that REM and GC from poor guesses
 can run through negative rope lengths — check l_k > 0, z_k > 0.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
 import numpy as np
 
 from pyomo_mbdyn.mechanics import CoordinateSystem, trig
 from pyomo_mbdyn.models import model_build, paper_figures_for
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pyomo.environ as pyo
 
 __all__ = ["build_system", "build", "drawing", "DESCRIPTION", "STEPS", "HORIZON", "Q0", "QF"]
 
@@ -84,7 +92,7 @@ def _reparametrise(w, q):
             s + ds + stretch * ((x - s) * cos + z * sin), stretch * (z * cos - (x - s) * sin)]
 
 
-def build_system():
+def build_system() -> CoordinateSystem:
     """The crane as a CoordinateSystem: trolley s, winch β, load (x, z), tied by the rope Φ = 0."""
     return CoordinateSystem(
         "crane",
@@ -102,14 +110,14 @@ def build_system():
     )
 
 
-def drawing(q):
+def drawing(q: Sequence[float] | np.ndarray) -> tuple[dict[str, tuple[Any, Any, Any]], list[tuple[str, str]]]:
     """The crane in the vertical (x, z) plane, z up: the trolley at (s, 0, 0) on its rail, the
     load at (x, 0, -z) (q's z points down), the rope between them."""
     s, _, x, z = (float(c) for c in q)
     return {"trolley": (s, 0.0, 0.0), "load": (x, 0.0, -z)}, [("trolley", "load")]
 
 
-def theta_final():
+def theta_final() -> np.ndarray:
     """Chart coordinates of q_f: (Δs, Δβ, Δα) from q_0."""
     alpha = np.arctan2(QF[2] - QF[0], QF[3])
     return np.array([QF[0] - Q0[0], QF[1] - Q0[1], alpha])
@@ -133,7 +141,8 @@ START = {"lobatto": "rem", "lobatto_gc": "rem"}
 
 
 @model_build
-def build(scheme="bem", steps=STEPS, configurations=None, final_rest="full", start="auto"):
+def build(scheme: str = "bem", steps: int = STEPS, configurations: str | None = None, final_rest: str = "full",
+          start: str = "auto") -> pyo.ConcreteModel:
     """The crane OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem) with the
     interpolated guess; ``configurations``: the block's form of node
     configurations (default ``CONFIGURATIONS[scheme]``); ``final_rest``:

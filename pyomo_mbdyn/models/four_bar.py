@@ -52,10 +52,21 @@ D[0], D[1] (x, y) — per interval for bem, per node k < N for dmocc_lm.
 the rocker with −γ_D; Φ_D = rocker point − D).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from pyomo_mbdyn.mechanics import examples
 from pyomo_mbdyn.models import finite_option, model_build
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.mechanics import MultibodySystem
+    from pyomo_mbdyn.schemes.base import SchemeBlockData
 
 __all__ = ["build_system", "build", "evaluate", "loop_closure", "energy_balance", "closing_joint_forces",
            "DESCRIPTION", "STEPS", "HORIZON", "TARGET", "SCHEMES"]
@@ -79,12 +90,12 @@ OPTIONS = {
 }
 
 
-def build_system():
+def build_system() -> MultibodySystem:
     """The crank-rocker of :func:`pyomo_mbdyn.mechanics.examples.four_bar` (crank ``A`` actuated)."""
     return examples.four_bar()
 
 
-def check_scheme(scheme, model):
+def check_scheme(scheme: str, model: str) -> None:
     """Refuse a scheme that cannot close a loop (gc, rattle, …), naming the ones that can."""
     from pyomo_mbdyn.errors import ConfigurationError
     from pyomo_mbdyn.schemes import record
@@ -94,7 +105,8 @@ def check_scheme(scheme, model):
 
 
 @model_build
-def build(scheme="bem", steps=STEPS, target=TARGET, horizon=HORIZON):
+def build(scheme: str = "bem", steps: int = STEPS, target: float = TARGET,
+          horizon: float = HORIZON) -> pyo.ConcreteModel:
     """The four-bar OCP ``m`` (``m.dyn`` scheme block, ``m.problem``): the crank turned by
     ``target`` [rad] in ``horizon`` [s], rest to rest, J = h Σ ½u²; options: :data:`OPTIONS`."""
     import pyomo.environ as pyo
@@ -126,20 +138,20 @@ def build(scheme="bem", steps=STEPS, target=TARGET, horizon=HORIZON):
     return m
 
 
-def loop_closure(system, q):
+def loop_closure(system: MultibodySystem, q: npt.ArrayLike) -> float:
     """max_k max_i ‖Φ_i(q_k)‖ over every node and all m constraint rows — internal, tree
     joints and the loop joint's, the dropped rows included."""
     return float(max(np.abs(np.asarray(system.constraints(qk), float)).max() for qk in np.atleast_2d(q)))
 
 
-def energy_balance(dyn):
+def energy_balance(dyn: SchemeBlockData) -> float:
     """max_k ‖E_k − E₀‖, E = T + V + W + D (W = -h Σ u·ν the work done by the system on the
     actuators, D the dissipation; :func:`pyomo_mbdyn.diagnostics.conservation_table`)."""
     energy = dyn.diagnostics()["E"].to_numpy()
     return float(np.abs(energy - energy[0]).max())
 
 
-def closing_joint_forces(dyn, joint=CLOSING_JOINT):
+def closing_joint_forces(dyn: SchemeBlockData, joint: str = CLOSING_JOINT) -> np.ndarray | None:
     """γ of the kept rows of the loop-closing ``joint`` (D[0], D[1]: x and y), shape (N, 2):
     per interval (bem) or per node k < N (dmocc_lm); ``None`` for the reduced schemes (rem,
     dmocc), which have no multipliers.  Sign: Gᵀγ enters M v̇ + ∇V + Gᵀγ - Bᵀu = 0, so γ_D
@@ -153,7 +165,7 @@ def closing_joint_forces(dyn, joint=CLOSING_JOINT):
     return np.array([[pyo.value(block.lam[k, r]) for r in block.rows] for k in steps])
 
 
-def partition_condition_max(dyn):
+def partition_condition_max(dyn: SchemeBlockData) -> float:
     """max_k cond(J_d(q_k)) over the nodes (:func:`pyomo_mbdyn.mechanics.loops.partition_condition`):
     how well the dependent coordinates are determined by the independent ones along the motion."""
     from pyomo_mbdyn.mechanics.loops import partition_condition
@@ -161,14 +173,14 @@ def partition_condition_max(dyn):
     return max(partition_condition(dyn.system, q) for q in dyn.configuration_values())
 
 
-def objective_value(model):
+def objective_value(model: pyo.ConcreteModel) -> float:
     """The value of the model's active objective."""
     import pyomo.environ as pyo
 
     return float(pyo.value(next(model.component_data_objects(pyo.Objective, active=True))))
 
 
-def evaluate(model):
+def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     """``objective``, ``loop_closure`` (m, all rows), ``energy_balance`` (J),
     ``dropped_constraints``, ``partition_condition_max`` (the largest cond(J_d) over the
     nodes) and, for bem and dmocc_lm, ``closing_joint_force_max`` = max ‖γ_D‖ (N)."""

@@ -15,10 +15,19 @@ the quaternion energy-momentum scheme (thesis ch. 5) against the director
 energy-momentum scheme (BEM).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, RigidBody, Spherical
 from pyomo_mbdyn.models import model_build
+
+if TYPE_CHECKING:
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.schemes.base import SchemeBlockData
 
 __all__ = ["build_system", "initial_state", "initial_quaternion", "reference_position", "spin_rate",
            "build", "DESCRIPTION", "HORIZON", "STEPS", "CONSERVED_MOMENTA"]
@@ -39,7 +48,7 @@ def _data():
     return m, J1_bar, J3, l
 
 
-def build_system():
+def build_system() -> MultibodySystem:
     """The cone in directors, on a spherical joint at its tip (the origin), tilted by θ_0."""
     m, J1_bar, J3, l = _data()
     R0 = np.array([[1, 0, 0], [0, np.cos(THETA0), -np.sin(THETA0)], [0, np.sin(THETA0), np.cos(THETA0)]])
@@ -50,14 +59,14 @@ def build_system():
     return system
 
 
-def spin_rate():
+def spin_rate() -> float:
     """ω_s, the spin rate of steady precession (see the module docstring)."""
     m, J1_bar, J3, l = _data()
     J1 = J1_bar + m * l**2
     return m * G * l / (J3 * OMEGA_P) + (J1 - J3) / J3 * OMEGA_P * np.cos(THETA0)
 
 
-def initial_state(system):
+def initial_state(system: MultibodySystem) -> tuple[np.ndarray, np.ndarray]:
     """(q0, v0) in directors: ω_0 = ω_p e_3 + ω_s d_3."""
     q0 = system.q0
     d3 = q0[9:12]
@@ -66,12 +75,12 @@ def initial_state(system):
     return q0, body.internal_null_space(q0) @ np.concatenate([np.cross(omega, q0[0:3]), omega])
 
 
-def initial_quaternion():
+def initial_quaternion() -> np.ndarray:
     """The initial orientation as a unit quaternion (rotation by θ_0 about e_1)."""
     return np.array([np.cos(THETA0 / 2), np.sin(THETA0 / 2), 0.0, 0.0])
 
 
-def reference_position(t):
+def reference_position(t: float) -> np.ndarray:
     """φ(t), the centre of mass in the analytic steady precession."""
     _, _, _, l = _data()
     return np.array([l * np.sin(THETA0) * np.sin(OMEGA_P * t), -l * np.sin(THETA0) * np.cos(OMEGA_P * t),
@@ -89,7 +98,7 @@ OPTIONS = {
 
 
 @model_build
-def build(scheme="quaternion", steps=STEPS, initialize=True):
+def build(scheme: str = "quaternion", steps: int = STEPS, initialize: bool = True) -> pyo.ConcreteModel:
     """A Pyomo model ``m`` with the square scheme block ``m.dyn`` over t ∈ [0, 1].
 
     With ``initialize`` the variables start from the Newton stepper's solution
@@ -125,7 +134,7 @@ def build(scheme="quaternion", steps=STEPS, initialize=True):
     return m
 
 
-def paper_figures(dyn):
+def paper_figures(dyn: SchemeBlockData) -> dict[str, str]:
     """The caption naming the thesis's figure the conservation figure corresponds to
     (:func:`pyomo_mbdyn.figures.paper_figures`)."""
     if dyn.scheme != "quaternion":

@@ -33,10 +33,17 @@ multibody blocks, built with ``free_horizon``) and ``direct-midpoint``,
 ``horizon`` (the start value of T) and ``bounds`` (of T).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
 import numpy as np
 
 from pyomo_mbdyn.mechanics import HamiltonianSystem, MultibodySystem, Prismatic, RigidBody
 from pyomo_mbdyn.models import model_build
+
+if TYPE_CHECKING:
+    import pyomo.environ as pyo
 
 __all__ = ["build_system", "build", "evaluate", "minimum_time", "effort_time_optimum", "DESCRIPTION",
            "STEPS", "HORIZON", "SCHEMES"]
@@ -51,17 +58,17 @@ OBJECTIVES = ("time", "effort+time")
 CONSERVED_MOMENTA = ()
 
 
-def minimum_time(mass=MASS, distance=DISTANCE, force_limit=FORCE_LIMIT):
+def minimum_time(mass: float = MASS, distance: float = DISTANCE, force_limit: float = FORCE_LIMIT) -> float:
     """T* = 2 √(m d / U), the bang-bang rest-to-rest time."""
     return 2.0 * np.sqrt(mass * abs(distance) / force_limit)
 
 
-def effort_time_optimum(mass=MASS, distance=DISTANCE, time_weight=TIME_WEIGHT):
+def effort_time_optimum(mass: float = MASS, distance: float = DISTANCE, time_weight: float = TIME_WEIGHT) -> float:
     """T* = (18 m² d² / c)^(1/4), the minimiser of 6 m² d²/T³ + c T."""
     return (18.0 * mass**2 * distance**2 / time_weight) ** 0.25
 
 
-def build_system(mass=MASS):
+def build_system(mass: float = MASS) -> MultibodySystem:
     """The slider: one rigid body on a prismatic joint along e1, actuated."""
     system = MultibodySystem("slider")
     body = RigidBody("mass", mass, (1.0, 1.0, 1.0))
@@ -91,9 +98,10 @@ OPTIONS = {
 
 
 @model_build
-def build(scheme="bem", steps=STEPS, mass=MASS, distance=DISTANCE, force_limit=FORCE_LIMIT,
-          objective="time", time_weight=TIME_WEIGHT, horizon=HORIZON, bounds=HORIZON_BOUNDS,
-          configurations=None):
+def build(scheme: str = "bem", steps: int = STEPS, mass: float = MASS, distance: float = DISTANCE,
+          force_limit: float = FORCE_LIMIT, objective: str = "time", time_weight: float = TIME_WEIGHT,
+          horizon: float = HORIZON, bounds: Sequence[float] = HORIZON_BOUNDS,
+          configurations: str | None = None) -> pyo.ConcreteModel:
     """The free-final-time problem ``m`` (``m.dyn`` the scheme block with ``final_time``);
     the start is the quintic rest-to-rest profile over ``horizon``; ``configurations``
     is the block option of the schemes that have it (default: the block's)."""
@@ -169,7 +177,7 @@ def _quintic(tau, derivative=False):
     return 30 * tau**2 * (1 - tau) ** 2 if derivative else tau**3 * (10 - 15 * tau + 6 * tau**2)
 
 
-def evaluate(model):
+def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     """``exact_horizon`` (T* in closed form) and ``horizon_error`` = T - T*."""
     import pyomo.environ as pyo
 

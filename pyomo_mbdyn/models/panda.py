@@ -24,10 +24,19 @@ Pinocchio's RNEA to 2e-11 (GC is that NLP).  N = 20 converges (REM J = 134.62, 8
 iterations), N = 10 does not (3 000 iterations: joint rates of 1e6).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
 import numpy as np
 
 from pyomo_mbdyn.models import model_build
 from pyomo_mbdyn.models.robot_arm import SCHEMES, build_system as _robot_system, evaluate, rest_to_rest
+
+if TYPE_CHECKING:
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.mechanics import MultibodySystem
 
 __all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "CONSERVED_MOMENTA", "STEPS", "HORIZON", "START", "TARGET", "SCHEMES"]
 
@@ -51,14 +60,15 @@ OPTIONS = {
 }
 
 
-def build_system():
+def build_system() -> MultibodySystem:
     """The Panda arm of the shipped URDF (every joint actuated)."""
     return _robot_system("panda")
 
 
 @model_build
-def build(scheme="rem", steps=STEPS, horizon=HORIZON, start=START, target=TARGET, configurations=None,
-          velocity_limits=True):
+def build(scheme: str = "rem", steps: int = STEPS, horizon: float = HORIZON, start: Sequence[float] = START,
+          target: Sequence[float] = TARGET, configurations: str | None = None,
+          velocity_limits: bool = True) -> pyo.ConcreteModel:
     """The Panda OCP ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``): rest to rest from ``start``
     to ``target`` in ``horizon`` seconds; options: :data:`OPTIONS`."""
     return rest_to_rest("panda", "panda", scheme, steps, horizon, start, target, configurations, velocity_limits)

@@ -14,12 +14,20 @@ Initial guess (thesis): the uncontrolled semicircle q = (cos t, sin t, 0),
 p = (-sin t, cos t, 0) at the nodes, controls and costates 0.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from pyomo_mbdyn.mechanics.linalg import elementwise
 from pyomo_mbdyn.mechanics import HamiltonianSystem
 from pyomo_mbdyn.ocp.dnco import dnco_model
 from pyomo_mbdyn.models import model_build
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pyomo.environ as pyo
 
 __all__ = ["build_system", "build", "evaluate", "semicircle", "DESCRIPTION", "STEPS", "HORIZON", "SCHEMES"]
 
@@ -32,14 +40,14 @@ SCHEMES = ("dnco", "direct-gonzalez", "direct-midpoint", "dnco-midpoint")
 CONSERVED_MOMENTA = ()
 
 
-def build_system():
+def build_system() -> HamiltonianSystem:
     """``H(q, p) = ½|p|² - 1/|q|``."""
     return HamiltonianSystem(3, lambda q: np.eye(3),
                              lambda q: -1.0 / elementwise("sqrt", q[0] * q[0] + q[1] * q[1] + q[2] * q[2]),
                              names=["x", "y", "z"], name="particle")
 
 
-def semicircle(t):
+def semicircle(t: npt.ArrayLike) -> np.ndarray:
     """Node states (len(t), 6) of the uncontrolled unit circle."""
     t = np.asarray(t, dtype=float)
     zero = np.zeros_like(t)
@@ -54,7 +62,7 @@ OPTIONS = {
 
 
 @model_build
-def build(scheme="dnco", steps=STEPS, gradient=None):
+def build(scheme: str = "dnco", steps: int = STEPS, gradient: str | None = None) -> pyo.ConcreteModel:
     """The particle problem ``m`` (``m.dyn`` a DNCOBlock), started from the semicircle;
     options: :data:`OPTIONS`."""
     m = dnco_model(build_system(), scheme, steps, HORIZON, name="particle", default_gradient="gonzalez",
@@ -64,7 +72,7 @@ def build(scheme="dnco", steps=STEPS, gradient=None):
     return m
 
 
-def evaluate(model):
+def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     """``hamiltonian_drift``, ``hamiltonian`` (H^d_{0,1}) and ``objective`` = J_d."""
     from pyomo_mbdyn.ocp.costates import dnco_summary
 

@@ -18,12 +18,19 @@ Initial guess: q linear in k, p = 0, u = 0, costates 0.  ``evaluate`` reports
 from the duals for the direct schemes) and J_d as ``objective``.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from pyomo_mbdyn.mechanics.linalg import elementwise
 from pyomo_mbdyn.mechanics import HamiltonianSystem
 from pyomo_mbdyn.ocp.dnco import dnco_model
 from pyomo_mbdyn.models import model_build
+
+if TYPE_CHECKING:
+    import pyomo.environ as pyo
 
 __all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "STEPS", "HORIZON", "SCHEMES"]
 
@@ -36,7 +43,7 @@ SCHEMES = ("dnco", "direct-midpoint", "direct-greenspan", "dnco-midpoint", "dnco
 CONSERVED_MOMENTA = ()
 
 
-def build_system():
+def build_system() -> HamiltonianSystem:
     """H(q, p) = p²/(2ml²) - m g l sin q."""
     return HamiltonianSystem(1, lambda q: [[MASS * LENGTH**2]],
                              lambda q: -MASS * GRAVITY * LENGTH * elementwise("sin", q[0]),
@@ -51,14 +58,14 @@ OPTIONS = {
 
 
 @model_build
-def build(scheme="dnco", steps=STEPS, gradient=None):
+def build(scheme: str = "dnco", steps: int = STEPS, gradient: str | None = None) -> pyo.ConcreteModel:
     """The pendulum problem ``m`` (``m.dyn`` a DNCOBlock; ``m.dual`` for direct schemes);
     options: :data:`OPTIONS`."""
     return dnco_model(build_system(), scheme, steps, HORIZON, name="pendulum", default_gradient="greenspan",
                       gradient=gradient, initial_position=[Q0], final_position=[QF])
 
 
-def evaluate(model):
+def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     """``hamiltonian_drift``, ``hamiltonian`` (H^d_{0,1}) and ``objective`` = J_d."""
     from pyomo_mbdyn.ocp.costates import dnco_summary
 

@@ -74,10 +74,17 @@ L_{3,n+1} - L_{3,n} = h u^(R₁)_n (u the applied torque), to solver
 tolerance (spec T11), also with h unknown.  ``free_time=False`` fixes T.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody, Spherical
 from pyomo_mbdyn.models import model_build, paper_figures_for
+
+if TYPE_CHECKING:
+    import pyomo.environ as pyo
 
 __all__ = ["build_system", "build", "hand_position", "elbow_angle_rows", "DESCRIPTION", "STEPS", "HORIZON"]
 
@@ -99,7 +106,7 @@ CONSERVED_MOMENTA = ()
 ENERGY_BALANCE = False
 
 
-def build_system():
+def build_system() -> MultibodySystem:
     """Collarbone, upper arm and forearm (hand point) on actuated torso, shoulder and elbow joints."""
     system = MultibodySystem("pitcher", gravity=(0.0, 0.0, -9.81))
     collar = RigidBody("collarbone", 1.5, (0.0015, 0.0054, 0.0054), position=(0.1, 0.0, 0.0))
@@ -118,19 +125,19 @@ def build_system():
     return system
 
 
-def initial_configuration(system):
+def initial_configuration(system: MultibodySystem) -> np.ndarray:
     theta = np.zeros(system.n_velocities)
     theta[system.velocities.index("elbow.angle")] = THETA0_ELBOW
     return np.asarray(system.reparametrise(theta, system.q0), float)
 
 
-def hand_position(system, q):
+def hand_position(system: MultibodySystem, q: Sequence[Any] | np.ndarray) -> Any:
     """The hand (forearm end point) at configuration q (any backend)."""
     fore = system.bodies["forearm"]
     return fore.point(system.body_coordinates(q, "forearm"), fore.points["hand"])
 
 
-def elbow_angle_rows(system, q):
+def elbow_angle_rows(system: MultibodySystem, q: Sequence[Any] | np.ndarray) -> tuple[Any, Any]:
     """``(sin θ₅, cos θ₅)`` of the elbow angle from the directors at configuration q (any backend):
     the forearm's d3 against the upper arm's, about the elbow axis (the upper arm's d1)."""
     upper = system.body_coordinates(q, "upper_arm")
@@ -150,8 +157,9 @@ OPTIONS = {
 
 
 @model_build
-def build(scheme="dmocc", steps=STEPS, configurations=None, free_time=True, horizon=HORIZON,
-          bounds=HORIZON_BOUNDS, increment_limit=None):
+def build(scheme: str = "dmocc", steps: int = STEPS, configurations: str | None = None, free_time: bool = True,
+          horizon: float = HORIZON, bounds: Sequence[float] = HORIZON_BOUNDS,
+          increment_limit: float | None = None) -> pyo.ConcreteModel:
     """The throwing OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem), from rest.
 
     Defaults: the paper's problem — DMOCC in absolute configurations, T free
@@ -175,7 +183,7 @@ def build(scheme="dmocc", steps=STEPS, configurations=None, free_time=True, hori
     q0 = initial_configuration(system)
     m = pyo.ConcreteModel("pitcher")
     form = CONFIGURATIONS[scheme] if configurations is None else configurations
-    options = {"configurations": form} if "configurations" in scheme_options(scheme) else {}
+    options: dict[str, Any] = {"configurations": form} if "configurations" in scheme_options(scheme) else {}
     if free_time:
         options["free_horizon"] = bounds
     m.dyn = dyn = scheme_block(scheme, system=system, steps=steps, horizon=horizon,
@@ -222,7 +230,7 @@ def build(scheme="dmocc", steps=STEPS, configurations=None, free_time=True, hori
     return m
 
 
-def evaluate(model):
+def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     """The final hand momentum along e2 and the final time, reported by ``pyomo-mbdyn run pitcher``.
 
     Read through :func:`~pyomo_mbdyn.schemes.structure.expression_value`: in

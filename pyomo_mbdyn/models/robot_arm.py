@@ -49,7 +49,20 @@ reaches J = 12.25 and 10.20 there by turns that no second-order step resolves.  
 velocity limits (the default) nothing changes.
 """
 
+# an argument made an array (``q = np.asarray(q, float)``) is typed as the array from there on:
+# mypy: allow-redefinition-new, local-partial-types
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
 import numpy as np
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.mechanics import MultibodySystem
 
 __all__ = ["build_system", "rest_to_rest", "evaluate", "random_pose_pair", "paced_horizon", "SCHEMES", "CONFIGURATIONS",
            "ANGLE_STEP_LIMIT"]
@@ -61,7 +74,7 @@ SCHEMES = ("rem", "bem", "gc", "lobatto_gc")
 CONFIGURATIONS = {"bem": "absolute", "rem": "absolute", "gc": "chart", "lobatto_gc": "chart"}
 
 
-def build_system(robot):
+def build_system(robot: str) -> MultibodySystem:
     """The shipped URDF of ``robot`` (``pyomo_mbdyn.robots``) as a MultibodySystem, every joint actuated."""
     from pyomo_mbdyn import robots
     from pyomo_mbdyn.mechanics import MultibodySystem
@@ -86,7 +99,9 @@ def _pose(model, name, value, system):
     return angles
 
 
-def rest_to_rest(model, robot, scheme, steps, horizon, start, target, configurations=None, velocity_limits=True):
+def rest_to_rest(model: str, robot: str, scheme: str, steps: int, horizon: float, start: Sequence[float],
+                 target: Sequence[float], configurations: str | None = None,
+                 velocity_limits: bool = True) -> pyo.ConcreteModel:
     """The model ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``) of the module docstring for
     the shipped robot ``robot`` (or a system read from a URDF); ``configurations`` the block's form of node configurations (default
     :data:`CONFIGURATIONS` of the scheme); ``velocity_limits``: the URDF's velocity limits on the joint
@@ -177,7 +192,7 @@ def _flag(model, name, value):
     return bool(value)
 
 
-def evaluate(m):
+def evaluate(m: pyo.ConcreteModel) -> dict[str, Any]:
     """Extra ``run`` fields: ``final_momentum`` ``max |P(q_N)ᵀ M v_N|`` (N m s; zero at rest),
     ``final_joint_rate_max`` ``max |θ̇_N|`` (rad/s) and ``final_kinetic_energy`` ``T_N`` (J) of the
     motion — the joint rates as the M-orthogonal projection of the node velocity
@@ -215,7 +230,7 @@ def evaluate(m):
 QUINTIC_PEAK = 15.0 / 8.0
 
 
-def random_pose_pair(system, seed, margin=0.1):
+def random_pose_pair(system: MultibodySystem, seed: int, margin: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
     """``(start, target)``: two poses of ``system`` (a URDF arm) drawn uniformly, seeded by ``seed``,
     each revolute angle within its URDF range shrunk by ``margin`` × its width at both ends (a range
     wider than a turn, and a continuous joint: within (−π, π] shrunk alike), each prismatic within its
@@ -234,7 +249,8 @@ def random_pose_pair(system, seed, margin=0.1):
     return rng.uniform(low, high), rng.uniform(low, high)
 
 
-def paced_horizon(system, start, target, fraction=0.8, shortest=1.0):
+def paced_horizon(system: MultibodySystem, start: Sequence[float] | np.ndarray, target: Sequence[float] | np.ndarray,
+                  fraction: float = 0.8, shortest: float = 1.0) -> float:
     """The duration T [s] at which the quintic from ``start`` to ``target`` peaks at ``fraction`` of the
     URDF's velocity limit in its most loaded joint, ``T = max(shortest, (15/8) max_j |Δθ_j| /
     (fraction · v_max,j))`` (joints without a velocity limit do not count): a horizon the velocity

@@ -34,11 +34,19 @@ and 0.63 rad, ``|L|`` at round-off on every node.  The lifted relative form (``c
 iterations (benchmarks/pages/models.md), and does not converge on the underactuated problem.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
 from pyomo_mbdyn.mechanics.linalg import rotation_exp
 from pyomo_mbdyn.models import model_build, paper_figures_for
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pyomo.environ as pyo
 
 __all__ = ["build_system", "build", "target_rotation", "DESCRIPTION", "STEPS", "HORIZON"]
 
@@ -78,7 +86,7 @@ EXACT = {"main": (320 * np.pi, 256 * np.pi / 9, 64 * np.pi, 1024 * np.pi / 9),
 DATA = {"exact": EXACT, "table": TABLE_4_1}
 
 
-def build_system(rotors=(1, 2, 3), data="exact"):
+def build_system(rotors: Sequence[int] = (1, 2, 3), data: str = "exact") -> MultibodySystem:
     """The satellite with the given rotors (actuated joints), from ``data``: ``"exact"``
     (the closed forms, default) or ``"table"`` (Table 4.1 as printed)."""
     from pyomo_mbdyn.errors import ConfigurationError
@@ -102,7 +110,7 @@ def build_system(rotors=(1, 2, 3), data="exact"):
     return system
 
 
-def target_rotation(target=None):
+def target_rotation(target: npt.ArrayLike | None = None) -> np.ndarray:
     """R_target = exp(θ̂) of the rotation vector ``target`` (default π/√14 (1, 2, 3))."""
     return np.asarray(rotation_exp(ROTATION if target is None else np.asarray(target, float)), float)
 
@@ -140,9 +148,10 @@ OPTIONS = {
 
 
 @model_build
-def build(scheme="dmocc", steps=STEPS, rotors=(1, 2, 3), increment_bound=1.0, guess="simulate",
-          configurations=None, exclude_half_turns=True, target=None, data="exact", remove_rotor=None,
-          final_rest="rotors"):
+def build(scheme: str = "dmocc", steps: int = STEPS, rotors: Sequence[int] = (1, 2, 3),
+          increment_bound: float | None = 1.0, guess: str = "simulate", configurations: str | None = None,
+          exclude_half_turns: bool = True, target: npt.ArrayLike | None = None, data: str = "exact",
+          remove_rotor: int | None = None, final_rest: str = "rotors") -> pyo.ConcreteModel:
     """The reorientation OCP ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``); the options are
     :data:`OPTIONS`.
 

@@ -21,9 +21,16 @@ satellite-actuator-selection --json`` adds ``active_actuators``.  The check is
 same guess (tests/ocp/test_actuator_selection.py).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
 import numpy as np
 
 from pyomo_mbdyn.models import model_build, satellite
+
+if TYPE_CHECKING:
+    import pyomo.environ as pyo
 
 __all__ = ["build", "evaluate", "DESCRIPTION", "STEPS", "HORIZON", "KEEP", "BOUND"]
 
@@ -46,8 +53,9 @@ OPTIONS = {
 
 
 @model_build
-def build(scheme="dmocc", steps=STEPS, keep=KEEP, bound=BOUND, cost=None, increment_bound=1.0,
-          guess="interpolate", kept=None):
+def build(scheme: str = "dmocc", steps: int = STEPS, keep: int = KEEP, bound: float = BOUND,
+          cost: float | Mapping[str, float] | None = None, increment_bound: float | None = 1.0,
+          guess: str = "interpolate", kept: Sequence[str] | None = None) -> pyo.ConcreteModel:
     """The selection MINLP ``m`` (``m.problem.active_actuators()`` after a solve);
     ``kept``: a list of rotor motors (``"axle1.angle"``, …) to fix instead (the NLP of that subset)."""
     from pyomo_mbdyn.errors import ConfigurationError
@@ -64,6 +72,6 @@ def build(scheme="dmocc", steps=STEPS, keep=KEEP, bound=BOUND, cost=None, increm
     return m
 
 
-def evaluate(model):
+def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     """``active_actuators``: the rotor motors kept."""
     return {"active_actuators": model.problem.active_actuators()}

@@ -20,9 +20,19 @@ Cases
     thesis does not state the initial state; rest is the documented choice).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from pyomo_mbdyn.models import model_build
+
+if TYPE_CHECKING:
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.mechanics import MultibodySystem
+    from pyomo_mbdyn.schemes.base import SchemeBlockData
 
 __all__ = ["build_system", "initial_state", "build", "schemes", "CASES", "DESCRIPTION"]
 
@@ -34,7 +44,7 @@ STEPS = (5, 20, 80)
 CASES = ("friction", "torque")
 
 
-def build_system(case="friction"):
+def build_system(case: str = "friction") -> MultibodySystem:
     """The satellite of Table 4.1 with the actuation/friction of ``case``."""
     if case not in CASES:
         from pyomo_mbdyn.errors import ConfigurationError
@@ -49,7 +59,7 @@ def build_system(case="friction"):
     return system
 
 
-def initial_state(system, case="friction"):
+def initial_state(system: MultibodySystem, case: str = "friction") -> tuple[np.ndarray, np.ndarray, Any]:
     """(q0, v0, controls per step) of the thesis case."""
     q0 = system.q0
     if case == "friction":
@@ -72,7 +82,7 @@ OPTIONS = {
 
 
 @model_build
-def schemes(case="friction"):
+def schemes(case: str = "friction") -> tuple[str, ...]:
     """The registered schemes that can run the ``case``: forward dynamics of a multibody
     system from an initial state under given controls (``system='multibody'``, options
     ``controls`` and ``initial_velocity``) and, for ``friction``, with Rayleigh friction."""
@@ -83,7 +93,8 @@ def schemes(case="friction"):
                  and (rec.friction or case != "friction"))
 
 
-def build(scheme="bem", steps=20, case="friction", contravariant=True, initialize=True):
+def build(scheme: str = "bem", steps: int = 20, case: str = "friction", contravariant: bool = True,
+          initialize: bool = True) -> pyo.ConcreteModel:
     """A Pyomo model ``m`` with the scheme block ``m.dyn`` (controls fixed: square).
 
     ``scheme`` is one of :func:`schemes` of the ``case``; another (the DNCO, which solves an
@@ -123,7 +134,7 @@ def build(scheme="bem", steps=20, case="friction", contravariant=True, initializ
     return m
 
 
-def paper_figures(dyn):
+def paper_figures(dyn: SchemeBlockData) -> dict[str, str]:
     """The caption naming the thesis's figure the conservation figure corresponds to
     (:func:`pyomo_mbdyn.figures.paper_figures`): BEM with the consistent incorporation."""
     if dyn.scheme != "bem" or not getattr(dyn.config, "contravariant", True):

@@ -27,7 +27,14 @@ default tol 1e-8, 6.4·10⁵ at tol 1e-10).  500 unknowns, 405 equations and 251
 inequalities (250 increment bounds, the trace row).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from pyomo_mbdyn.models import model_build, paper_figures_for, satellite
+
+if TYPE_CHECKING:
+    import pyomo.environ as pyo
 
 __all__ = ["build", "DESCRIPTION", "STEPS", "HORIZON", "ROTORS"]
 
@@ -44,8 +51,8 @@ OPTIONS = {name: text for name, text in satellite.OPTIONS.items()
 
 
 @model_build
-def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, guess="interpolate", configurations="absolute",
-          exclude_half_turns=True):
+def build(scheme: str = "dmocc", steps: int = STEPS, increment_bound: float | None = 1.0, guess: str = "interpolate",
+          configurations: str | None = "absolute", exclude_half_turns: bool = True) -> pyo.ConcreteModel:
     """The underactuated reorientation OCP; ``guess``, ``configurations`` and
     ``exclude_half_turns`` as in :func:`pyomo_mbdyn.models.satellite.build` (the
     default guess differs: see the module docstring)."""

@@ -35,12 +35,21 @@ rows), ``energy_balance`` (J), ``dropped_constraints`` and
 ``partition_condition_max`` (the largest cond(J_d) over the nodes).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from pyomo_mbdyn.mechanics import examples
 from pyomo_mbdyn.models import finite_option, model_build
 from pyomo_mbdyn.models.four_bar import SCHEMES, check_scheme, energy_balance, loop_closure, \
     objective_value, partition_condition_max
+
+if TYPE_CHECKING:
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.mechanics import MultibodySystem
 
 __all__ = ["build_system", "build", "evaluate", "crank_angle", "piston_position", "DESCRIPTION", "STEPS",
            "HORIZON", "TARGET", "SCHEMES"]
@@ -61,17 +70,17 @@ OPTIONS = {
 }
 
 
-def build_system():
+def build_system() -> MultibodySystem:
     """The slider-crank of :func:`pyomo_mbdyn.mechanics.examples.slider_crank`, crank upright."""
     return examples.slider_crank(crank=CRANK, rod=ROD, angle=START_ANGLE)
 
 
-def crank_angle(x):
+def crank_angle(x: float) -> float:
     """θ ∈ (0, π) from e₁ that puts the piston at x: cos θ = (x² + r² − L²)/(2 r x)."""
     return float(np.arccos((x * x + CRANK**2 - ROD**2) / (2 * CRANK * x)))
 
 
-def piston_position(theta):
+def piston_position(theta: float) -> float:
     """x = r cos θ + √(L² − r² sin² θ): the piston at crank angle θ (the inverse of :func:`crank_angle`)."""
     return float(CRANK * np.cos(theta) + np.sqrt(ROD**2 - (CRANK * np.sin(theta)) ** 2))
 
@@ -89,7 +98,7 @@ def _reachable(target):
 
 
 @model_build
-def build(scheme="bem", steps=STEPS, target=TARGET):
+def build(scheme: str = "bem", steps: int = STEPS, target: float = TARGET) -> pyo.ConcreteModel:
     """The slider-crank OCP ``m`` (``m.dyn`` scheme block, ``m.problem``): the piston moved to
     ``target`` [m] in T = 1 s, rest to rest, J = h Σ ½u²; options: :data:`OPTIONS`."""
     import pyomo.environ as pyo
@@ -113,7 +122,7 @@ def build(scheme="bem", steps=STEPS, target=TARGET):
     return m
 
 
-def evaluate(model):
+def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     """``objective``, ``piston_final`` (the piston body's x at t_N, m), ``piston_error``,
     ``loop_closure`` (m, all rows), ``energy_balance`` (J), ``dropped_constraints`` and
     ``partition_condition_max`` (the largest cond(J_d) over the nodes)."""

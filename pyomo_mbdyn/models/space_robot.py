@@ -37,9 +37,22 @@ one (:func:`pyomo_mbdyn.diagnostics.momentum_errors`), and the base's final rota
 (``base_rotation``, rad) and the flange's final position (``flange_position``, m).
 """
 
+# an argument made an array (``q = np.asarray(q, float)``) is typed as the array from there on:
+# mypy: allow-redefinition-new, local-partial-types
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
 import numpy as np
 
 from pyomo_mbdyn.models import model_build
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.mechanics import MultibodySystem
 
 __all__ = ["build_system", "build", "evaluate", "flange_position", "DESCRIPTION", "CONSERVED_MOMENTA", "STEPS",
            "HORIZON", "START", "TARGET", "CASES", "SCHEMES", "EXACT", "ROTATION"]
@@ -96,7 +109,7 @@ OPTIONS = {
 }
 
 
-def build_system():
+def build_system() -> MultibodySystem:
     """The shipped space robot (``robots.path("space_robot")``) with a floating base: the
     satellite a free body, the Panda's joints actuated, no gravity."""
     from pyomo_mbdyn import robots
@@ -132,7 +145,8 @@ def _vector(name, value):
     return np.array([finite_option("space-robot", f"{name}[{i}]", v) for i, v in enumerate(value)], float)
 
 
-def flange_position(system, arm_angles, base_increments=np.zeros(6)):
+def flange_position(system: MultibodySystem, arm_angles: npt.ArrayLike,
+                    base_increments: npt.ArrayLike = np.zeros(6)) -> np.ndarray:
     """The flange's position [m] at the configuration with the arm at ``arm_angles`` and the
     base moved by ``base_increments`` (position, rotation vector) from the reference."""
     from pyomo_mbdyn.discretization import chart
@@ -156,8 +170,10 @@ def _attitude_guess(system, h, steps, start):
 
 
 @model_build
-def build(scheme="rem", steps=STEPS, case="arm", horizon=None, start=START, target=TARGET, rotation=ROTATION,
-          point=None, velocity_limits=True, configurations=None, initial="auto"):
+def build(scheme: str = "rem", steps: int = STEPS, case: str = "arm", horizon: float | None = None,
+          start: Sequence[float] = START, target: Sequence[float] = TARGET, rotation: Sequence[float] = ROTATION,
+          point: npt.ArrayLike | None = None, velocity_limits: bool = True, configurations: str | None = None,
+          initial: str = "auto") -> pyo.ConcreteModel:
     """The space-robot OCP ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``) of ``case``; options:
     :data:`OPTIONS`.  ``initial``: ``"auto"`` (:data:`INITIAL`: bem's attitude manoeuvre from
     rem's optimum, :func:`pyomo_mbdyn.ocp.warm_start.start_from_scheme`), ``"guess"`` (the
@@ -231,7 +247,7 @@ def build(scheme="rem", steps=STEPS, case="arm", horizon=None, start=START, targ
     return m
 
 
-def evaluate(m):
+def evaluate(m: pyo.ConcreteModel) -> dict[str, Any]:
     """Extra ``run`` fields: ``momentum_error`` (relative, the larger of the two below),
     ``momentum_error_linear``, ``momentum_error_angular`` and their scales ``momentum_scale_linear``
     [kg m/s], ``momentum_scale_angular`` [N m s] (:func:`pyomo_mbdyn.diagnostics.momentum_errors`),

@@ -14,10 +14,18 @@ final orientation is imposed through the skew part of R_N (the paper's (7.1)
 has a vanishing Jacobian at the solution, spec §0.5).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, RigidBody
 from pyomo_mbdyn.models import check_scheme, model_build, paper_figures_for
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pyomo.environ as pyo
 
 __all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "AXIS", "TARGET", "SCHEMES"]
 
@@ -35,7 +43,7 @@ CONSERVED_MOMENTA = ()
 ENERGY_BALANCE = False
 
 
-def build_system():
+def build_system() -> MultibodySystem:
     """The free sphere (``RADIUS``, ``DENSITY``) at ``START``, actuated by a force and a torque."""
     mass = 4 / 3 * np.pi * RADIUS**3 * DENSITY
     J = 2 / 5 * mass * RADIUS**2
@@ -61,7 +69,9 @@ OPTIONS = {
 
 
 @model_build
-def build(scheme="dmocc", steps=STEPS, increment_bound=1.0, configurations=None, target=None, turns=TURNS):
+def build(scheme: str = "dmocc", steps: int = STEPS, increment_bound: float | None = 1.0,
+          configurations: str | None = None, target: npt.ArrayLike | None = None,
+          turns: float = TURNS) -> pyo.ConcreteModel:
     """The sphere OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem), with the
     three-turn initial guess.
 

@@ -70,10 +70,20 @@ optima (spec §7.10).  ``--scheme dnco`` solves the indirect problem in joint
 angles (:mod:`pyomo_mbdyn.models.three_link_arm_dnco`, thesis Ch. 8).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
 from pyomo_mbdyn.models import finite_option, model_build
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.schemes.base import SchemeBlockData
 
 __all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "ALPHA0", "ALPHAF",
            "joint_angles"]
@@ -112,7 +122,7 @@ def _frames(alpha):
     return frames, centres
 
 
-def build_system(damping=0.0, gravity=GRAVITY):
+def build_system(damping: float = 0.0, gravity: float = GRAVITY) -> MultibodySystem:
     """The arm in its initial configuration α₀ (the chart's reference); ``gravity`` g [m/s²]
     acts along -e2."""
     frames, centres = _frames(ALPHA0)
@@ -133,7 +143,7 @@ def build_system(damping=0.0, gravity=GRAVITY):
     return system
 
 
-def joint_angles(q):
+def joint_angles(q: npt.ArrayLike) -> Any:
     """(α₁, α₂, α₃) of a configuration (absolute base angle, relative others)."""
     q = np.asarray(q, float)
     absolute = [np.arctan2(q[12 * i + 4], q[12 * i + 3]) for i in range(3)]
@@ -160,8 +170,9 @@ OPTIONS = {
 
 
 @model_build
-def build(scheme="rem", steps=None, case="free", configurations=None, keep_motors=None, gravity=GRAVITY,
-          guess="interpolated", gradient=None):
+def build(scheme: str = "rem", steps: int | None = None, case: str = "free", configurations: str | None = None,
+          keep_motors: int | None = None, gravity: float = GRAVITY, guess: str = "interpolated",
+          gradient: str | None = None) -> pyo.ConcreteModel:
     """The arm OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem) with the
     guess ``guess`` (see the module docstring; options: :data:`OPTIONS`); N = 20 by default, and for
     ``scheme="dnco"`` (or ``"direct-<gradient>"``) the joint-angle problem of
@@ -180,7 +191,7 @@ def build(scheme="rem", steps=None, case="free", configurations=None, keep_motor
     if scheme.startswith(("dnco", "direct-")):
         from pyomo_mbdyn.models import three_link_arm_dnco
 
-        kwds = {} if steps is None else {"steps": steps}
+        kwds: dict[str, Any] = {} if steps is None else {"steps": steps}
         return three_link_arm_dnco.build(scheme, gradient=gradient, **kwds)
     if gradient is not None:
         raise ConfigurationError(f"three-link-arm: gradient applies to the DNCO schemes (dnco, direct), "
@@ -201,7 +212,7 @@ def build(scheme="rem", steps=None, case="free", configurations=None, keep_motor
     system = build_system(DAMPING if case == "damped" else 0.0, gravity)
     m = pyo.ConcreteModel("three-link-arm")
     form = CONFIGURATIONS.get(record(scheme).name) if configurations is None else configurations
-    options = {} if form is None else {"configurations": form}
+    options: dict[str, Any] = {} if form is None else {"configurations": form}
     if case == "time":
         options["free_horizon"] = TIME_BOUNDS
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON, **options)
@@ -229,7 +240,7 @@ def build(scheme="rem", steps=None, case="free", configurations=None, keep_motor
     return m
 
 
-def evaluate(model):
+def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     """Extra ``run`` fields: those of the joint-angle DNCO model when it was built."""
     if model.dyn.scheme.startswith(("dnco", "direct")):
         from pyomo_mbdyn.models import three_link_arm_dnco
@@ -256,7 +267,7 @@ def _case(dyn):
     return "free"
 
 
-def paper_figures(dyn):
+def paper_figures(dyn: SchemeBlockData) -> dict[str, str]:
     """Captions naming the thesis's figures the generic figures correspond to
     (:func:`pyomo_mbdyn.figures.paper_figures`): BEM and REM, per case (free: Figs.
     7.4–7.5, bounded: 6.2/6.4, damped: 6.3/6.5; none for free final time)."""

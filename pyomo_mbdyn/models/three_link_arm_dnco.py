@@ -27,12 +27,19 @@ solved first and its states, controls and dual costates start the square
 system.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
 import numpy as np
 
 from pyomo_mbdyn.mechanics.linalg import elementwise
 from pyomo_mbdyn.mechanics import HamiltonianSystem
 from pyomo_mbdyn.ocp.dnco import dnco_model
 from pyomo_mbdyn.models import model_build
+
+if TYPE_CHECKING:
+    import pyomo.environ as pyo
 
 __all__ = ["build_system", "build", "evaluate", "mass_matrix", "potential", "centres_of_mass", "rest_to_rest_guess",
            "DESCRIPTION", "STEPS", "HORIZON", "ALPHA0", "ALPHAF", "LINKS"]
@@ -55,7 +62,7 @@ def _lever(i, j):
     return LINKS[j][3] if j < i else (0.5 * LINKS[i][3] if j == i else 0.0)
 
 
-def mass_matrix(alpha):
+def mass_matrix(alpha: Any) -> list[list[Any]]:
     """M(α) (3 × 3) in joint angles, any backend."""
     theta = _absolute(alpha)
     Mt = [[0.0] * 3 for _ in range(3)]
@@ -68,7 +75,7 @@ def mass_matrix(alpha):
     return [[sum(Mt[j][k] for j in range(a, 3) for k in range(b, 3)) for b in range(3)] for a in range(3)]
 
 
-def centres_of_mass(alpha):
+def centres_of_mass(alpha: Any) -> list[Any]:
     """Centres of mass c_i (3 × 2), any backend."""
     theta = _absolute(alpha)
     out, tip = [], [0.0, 0.0]
@@ -79,18 +86,18 @@ def centres_of_mass(alpha):
     return out
 
 
-def potential(alpha):
+def potential(alpha: Any) -> Any:
     """V = Σ m_i g c_i·e2."""
     return sum(LINKS[i][0] * GRAVITY * c[1] for i, c in enumerate(centres_of_mass(alpha)))
 
 
-def build_system():
+def build_system() -> HamiltonianSystem:
     """The arm in joint angles (shoulder, elbow, wrist) as a HamiltonianSystem with M(α) and V(α)."""
     return HamiltonianSystem(3, mass_matrix, potential, names=["shoulder", "elbow", "wrist"],
                              name="three-link-arm")
 
 
-def rest_to_rest_guess(system, steps):
+def rest_to_rest_guess(system: HamiltonianSystem, steps: int) -> tuple[np.ndarray, np.ndarray]:
     """Node states (N+1, 6) and controls (N, 3) of the quintic rest-to-rest profile.
 
     α_k = α_0 + s(t_k/T)(α_f - α_0), s(τ) = τ³(10 - 15τ + 6τ²); p_k = M(α_k) α̇_k;
@@ -122,7 +129,8 @@ OPTIONS = {
 
 
 @model_build
-def build(scheme="dnco", steps=STEPS, warm_start=None, gradient=None):
+def build(scheme: str = "dnco", steps: int = STEPS, warm_start: bool | None = None,
+          gradient: str | None = None) -> pyo.ConcreteModel:
     """The arm problem ``m`` (``m.dyn`` a DNCOBlock), started from :func:`rest_to_rest_guess`.
 
     ``warm_start`` (default: True for the indirect schemes) starts the square
@@ -149,7 +157,7 @@ def build(scheme="dnco", steps=STEPS, warm_start=None, gradient=None):
     return m
 
 
-def evaluate(model):
+def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     """``hamiltonian_drift``, ``hamiltonian`` (H^d_{0,1}) and ``objective`` = J_d."""
     from pyomo_mbdyn.ocp.costates import dnco_summary
 

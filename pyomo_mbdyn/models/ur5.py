@@ -22,10 +22,19 @@ hand-written joint-space NLP started from the quintic guess finds 100.024 at N =
 where GC finds 99.830 (equal at N = 100 and 200).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
 import numpy as np
 
 from pyomo_mbdyn.models import model_build
 from pyomo_mbdyn.models.robot_arm import SCHEMES, build_system as _robot_system, evaluate, rest_to_rest
+
+if TYPE_CHECKING:
+    import pyomo.environ as pyo
+
+    from pyomo_mbdyn.mechanics import MultibodySystem
 
 __all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "CONSERVED_MOMENTA", "STEPS", "HORIZON", "START", "TARGET", "SCHEMES"]
 
@@ -49,14 +58,15 @@ OPTIONS = {
 }
 
 
-def build_system():
+def build_system() -> MultibodySystem:
     """The UR5 of the shipped URDF (every joint actuated)."""
     return _robot_system("ur5")
 
 
 @model_build
-def build(scheme="rem", steps=STEPS, horizon=HORIZON, start=START, target=TARGET, configurations=None,
-          velocity_limits=True):
+def build(scheme: str = "rem", steps: int = STEPS, horizon: float = HORIZON, start: Sequence[float] = START,
+          target: Sequence[float] = TARGET, configurations: str | None = None,
+          velocity_limits: bool = True) -> pyo.ConcreteModel:
     """The UR5 OCP ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``): rest to rest from ``start``
     to ``target`` in ``horizon`` seconds; options: :data:`OPTIONS`."""
     return rest_to_rest("ur5", "ur5", scheme, steps, horizon, start, target, configurations, velocity_limits)
