@@ -9,13 +9,21 @@ fixed, the other actuators' controls bounded to zero) from the same guesses
 (the model's own and perturbations of it, :func:`~pyomo_mbdyn.ocp.guess.perturb_start`).
 """
 
+from __future__ import annotations
+
 import itertools
 import time
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import numpy as np
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .problem import OptimalControlProblem
 
 __all__ = ["enumerate_actuators", "fix_actuators", "NODE_RESOLVES"]
 
@@ -31,7 +39,8 @@ NODE_RESOLVES = {"bonmin.num_resolve_at_node": 2, "bonmin.random_point_type": "A
                  "bonmin.random_point_perturbation_interval": 1e-2}
 
 
-def fix_actuators(model, kept, problem=None):
+def fix_actuators(model: pyo.ConcreteModel, kept: Iterable[str],
+                  problem: OptimalControlProblem | None = None) -> None:
     """Fix ``ocp.kept[a]`` to 1 for the actuators in ``kept`` and to 0 for the others.
 
     Examples
@@ -66,8 +75,9 @@ def fix_actuators(model, kept, problem=None):
         binaries[a].fix(1 if a in kept else 0)
 
 
-def enumerate_actuators(build, sizes=None, solver="casadi_ipopt", options=None, starts=1, radius=1e-2,
-                        seed=0, per_start=False):
+def enumerate_actuators(build: Callable[[], pyo.ConcreteModel], sizes: Iterable[int] | None = None,
+                        solver: str = "casadi_ipopt", options: Mapping[str, Any] | None = None, starts: int = 1,
+                        radius: float = 1e-2, seed: int = 0, per_start: bool = False) -> pd.DataFrame:
     """Solve the NLP of every actuator subset, from the same starts; a pandas DataFrame, best first.
 
     ``build()`` returns a fresh model whose ``model.problem`` has

@@ -7,12 +7,20 @@ coordinate as an unknown, rows on its expression otherwise), the position and ef
 URDF, and the rotation increments of the reduced schemes.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
 from ..mechanics.numeric import check_numeric, real
 from ..schemes.configuration_forms import is_rotation
+
+if TYPE_CHECKING:
+    from ..mechanics.urdf import JointLimits
+    from ..schemes.base import MultibodyBlockData
 
 __all__ = ["Bounds"]
 
@@ -21,7 +29,15 @@ class Bounds:
     """Mixin of :class:`~pyomo_mbdyn.ocp.OptimalControlProblem` (see the module docstring); uses its
     ``dyn``, ``block`` and :meth:`~pyomo_mbdyn.ocp.OptimalControlProblem.joint_coordinates`."""
 
-    def bound_controls(self, lower=None, upper=None):
+    #: set by :class:`~pyomo_mbdyn.ocp.OptimalControlProblem` (declared here for the type checker)
+    dyn: MultibodyBlockData
+    block: Any
+
+    if TYPE_CHECKING:
+        def joint_coordinates(self) -> Any: ...
+
+    def bound_controls(self, lower: float | dict[str, float] | None = None,
+                       upper: float | dict[str, float] | None = None) -> None:
         """``lower_a ≤ u[i, a] ≤ upper_a`` at every interval (N or N m, the sign of ``u``).
 
         ``lower``, ``upper``: a number for every actuator, a dict by actuated
@@ -46,7 +62,8 @@ class Bounds:
                     if hi[a] is not None:
                         var.setub(hi[a])
 
-    def bound_joint(self, joint, lower=None, upper=None):
+    def bound_joint(self, joint: str, lower: float | dict[str, float] | None = None,
+                    upper: float | dict[str, float] | None = None) -> None:
         """``lower ≤ θ_k ≤ upper`` for the joint coordinates of ``joint`` at every node k ≥ 1.
 
         ``joint``: a joint name (all its coordinates) or a coordinate name
@@ -86,7 +103,7 @@ class Bounds:
             for d in dofs:
                 self.block.joint_bound[k, d] = (lo[d], coordinate[k, d], hi[d])
 
-    def apply_joint_limits(self, limits=None):
+    def apply_joint_limits(self, limits: dict[str, JointLimits] | None = None) -> list[str]:
         """The position limits of every joint in ``limits`` through :meth:`bound_joint`
         (rows or variable bounds, as there); returns the joints bounded.
 
@@ -105,7 +122,7 @@ class Bounds:
             bounded.append(joint)
         return bounded
 
-    def apply_effort_limits(self, limits=None):
+    def apply_effort_limits(self, limits: dict[str, JointLimits] | None = None) -> list[str]:
         """``|u[i, a]| ≤ effort`` for every actuated coordinate of a joint in ``limits`` with
         an effort limit (N m or N; :meth:`bound_controls`); returns the coordinates bounded.
 
@@ -128,7 +145,8 @@ class Bounds:
             self.bound_controls({d: -e for d, e in bound.items()}, bound)
         return list(bound)
 
-    def apply_velocity_limits(self, limits=None, scale=1.0, node_rates=None):
+    def apply_velocity_limits(self, limits: dict[str, JointLimits] | None = None, scale: float = 1.0,
+                              node_rates: bool | None = None) -> list[str]:
         """The velocity limits of every joint in ``limits`` on the step's mean joint rate, and on the
         joint rates at the nodes where the scheme has them as unknowns; returns the coordinates bounded.
 
@@ -207,7 +225,7 @@ class Bounds:
         twice = sorted(set(bound) & set(applied))
         if twice:
             raise ConfigurationError(f"{what}: the velocity of {twice} is bounded already (an earlier call)")
-        rates = {d: None if node_rates is False else form.node_rates(d) for d in bound}
+        rates: dict[str, Any] = {d: None if node_rates is False else form.node_rates(d) for d in bound}
         projected = node_rates is True and all(r is None for r in rates.values())
         if projected:
             if not dyn.record.velocities_at_nodes:
@@ -322,7 +340,7 @@ class Bounds:
             return out
         return {a: _bound_number(what, side, value, a) for a in names}
 
-    def bound_rotation_increments(self, limit=1.0):
+    def bound_rotation_increments(self, limit: float = 1.0) -> None:
         """``|rotation increment| ≤ limit`` per step and rotation coordinate (anti-aliasing).
 
         Needs a reduced scheme with increments ``w`` (rem, dmocc).  In dmocc's

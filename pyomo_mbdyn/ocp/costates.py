@@ -32,11 +32,18 @@ reached only by the indirect method.  Both approximate the continuous
 costate at the interval midpoints t_{k+½}, so at equal N they differ by O(h²).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
 from ..schemes.dnco import DNCOBlockData
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["costates_from_duals", "costates", "costate_table", "hamiltonian_drift", "dnco_summary"]
 
@@ -46,7 +53,7 @@ def _check_block(block):
         raise TypeError(f"expected a DNCOBlock, got {type(block).__name__}")
 
 
-def costates_from_duals(block, dual=None):
+def costates_from_duals(block: DNCOBlockData, dual: Any | None = None) -> np.ndarray:
     """λ_{k,k+1} = -y_k/h from the duals of a solved direct DNCOBlock, shape (N, 2n).
 
     ``dual`` defaults to the model's imported ``dual`` Suffix.
@@ -91,7 +98,7 @@ def costates_from_duals(block, dual=None):
     return np.array(rows, dtype=float)
 
 
-def costates(block):
+def costates(block: DNCOBlockData) -> np.ndarray:
     """The block's discrete costates (N, 2n): variables (indirect) or duals (direct)."""
     _check_block(block)
     if block.config.method == "indirect":
@@ -99,7 +106,7 @@ def costates(block):
     return costates_from_duals(block)
 
 
-def costate_table(direct, indirect=None):
+def costate_table(direct: DNCOBlockData, indirect: DNCOBlockData | None = None) -> pd.DataFrame:
     """Per interval: costates from the duals of ``direct`` next to those of ``indirect``.
 
     Columns ``t`` (interval midpoint), ``u_<i>``, ``lam_q_<i>_direct``,
@@ -142,12 +149,12 @@ def _drift(Hd):
     return float(np.abs(Hd - Hd[0]).max() / scale) if scale > 0 else 0.0
 
 
-def hamiltonian_drift(block):
+def hamiltonian_drift(block: DNCOBlockData) -> float:
     """max_k |H^d_{k,k+1} - H^d_{0,1}| / max_k |H^d_{k,k+1}| of a solved block."""
     return _drift(block.interval_table(costates(block))["Hd"].to_numpy())
 
 
-def dnco_summary(block):
+def dnco_summary(block: DNCOBlockData) -> dict[str, float]:
     """``{"hamiltonian_drift", "hamiltonian", "objective"}`` of a solved block: the
     relative H^d drift (:func:`hamiltonian_drift`), H^d_{0,1}, and
     J_d = h Σ ½|u|² (the square system's own objective is the constant 0)."""

@@ -7,6 +7,10 @@ the direct transcription with an imported ``dual`` Suffix for its costates,
 models and the command line use.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import pyomo.environ as pyo
 
 from ..discretization.hamiltonian import GRADIENTS
@@ -14,10 +18,13 @@ from ..discretization.registry import resolve
 from ..errors import ConfigurationError
 from ..schemes.dnco import DNCOBlock
 
+if TYPE_CHECKING:
+    from ..mechanics.hamiltonian import HamiltonianSystem
+
 __all__ = ["parse_scheme", "dnco_model"]
 
 
-def parse_scheme(scheme, default_gradient="gonzalez"):
+def parse_scheme(scheme: str, default_gradient: str = "gonzalez") -> tuple[str, str]:
     """``"dnco"`` → (indirect, default gradient); ``"dnco-<gradient>"``, ``"direct-<gradient>"``.
 
     Examples
@@ -48,7 +55,8 @@ def _stated(scheme):
     return stated
 
 
-def dnco_model(system, scheme, steps, horizon, name=None, default_gradient="gonzalez", gradient=None, **options):
+def dnco_model(system: HamiltonianSystem, scheme: str, steps: int, horizon: float, name: str | None = None,
+               default_gradient: str = "gonzalez", gradient: str | None = None, **options: Any) -> pyo.ConcreteModel:
     """A ConcreteModel with ``m.dyn`` (a :class:`DNCOBlock`) and, for the direct
     method, an imported ``m.dual`` Suffix (the costates, :mod:`pyomo_mbdyn.ocp.costates`).
 

@@ -16,7 +16,12 @@ guess the spec (thesis E3, §7.10) recommends for the three-link arm: with it
 BEM, REM and GC start from corresponding points and reach the same optimum.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
+import numpy.typing as npt
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
@@ -24,6 +29,9 @@ from ..mechanics.numeric import check_numeric, real
 from ..discretization import chart, chart_coordinates
 from ..discretization.common import numeric_kinematics
 from ..trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from ..mechanics.protocol import ConstrainedSystem
 
 __all__ = ["interpolated_trajectory", "path_trajectory", "refined_trajectory", "perturb_start", "perturb_chart", "PROFILES"]
 
@@ -35,8 +43,9 @@ PROFILES = {
 }
 
 
-def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profile="smooth",
-                            contravariant=True, theta_initial=None):
+def interpolated_trajectory(system: ConstrainedSystem, h: float, steps: int, theta_final: npt.ArrayLike,
+                            q_initial: npt.ArrayLike | None = None, profile: str = "smooth",
+                            contravariant: bool = True, theta_initial: npt.ArrayLike | None = None) -> Trajectory:
     """A :class:`~pyomo_mbdyn.trajectory.Trajectory` interpolating the chart.
 
     Parameters
@@ -97,7 +106,8 @@ def interpolated_trajectory(system, h, steps, theta_final, q_initial=None, profi
     return _chart_trajectory(system, h, theta, contravariant)
 
 
-def refined_trajectory(system, h, steps, coarse, contravariant=True, bc_type="clamped"):
+def refined_trajectory(system: ConstrainedSystem, h: float, steps: int, coarse: Trajectory, contravariant: bool = True,
+                       bc_type: str = "clamped") -> Trajectory:
     """A guess on ``steps`` intervals from a (solved) coarser trajectory ``coarse``.
 
     The chart coordinates of the coarse nodes (``chart_coordinates``, followed
@@ -179,7 +189,8 @@ def _steps(steps, what):
     return int(steps)
 
 
-def path_trajectory(system, h, theta, contravariant=True):
+def path_trajectory(system: ConstrainedSystem, h: float, theta: npt.ArrayLike,
+                    contravariant: bool = True) -> Trajectory:
     """A :class:`~pyomo_mbdyn.trajectory.Trajectory` through given chart coordinates: ``theta``
     (N+1 rows, one per node, ``system.velocities`` columns; see
     :func:`~pyomo_mbdyn.discretization.chart`), nodes ``q(θ_k)``, node velocities from the
@@ -241,7 +252,7 @@ def _chart_trajectory(system, h, theta, contravariant, q=None):
                                 lam=lam, w=np.diff(theta, axis=0))
 
 
-def perturb_start(model, radius, rng):
+def perturb_start(model: pyo.ConcreteModel, radius: float, rng: np.random.Generator) -> int:
     """Move every free variable of ``model`` to a random point near its value.
 
     Each unfixed variable with a value gets ``x + U(-radius, radius)``, clipped
@@ -268,7 +279,8 @@ def perturb_start(model, radius, rng):
     return moved
 
 
-def perturb_chart(model, radius, rng, contravariant=True):
+def perturb_chart(model: pyo.ConcreteModel, radius: float, rng: np.random.Generator,
+                  contravariant: bool = True) -> np.ndarray:
     """Start ``model.dyn`` from its current trajectory with the chart's interior nodes moved.
 
     The chart coordinates θ_k of the block's nodes (joint angles, root
@@ -297,8 +309,9 @@ def perturb_chart(model, radius, rng, contravariant=True):
                                  f"({type(system).__name__}) has no chart of joint coordinates; move its "
                                  f"variables instead (perturb_start, multistart perturb='guess' or 'auto')")
     try:  # node by node from the previous one, to 1e-4 (a guess fulfils the joints only roughly), turns kept
-        theta = guess_chart_coordinates(f"perturb_chart: {dyn.name}", system, dyn.trajectory(), "exp",
-                                        first="previous")
+        theta = cast(np.ndarray,  # without velocities=True: the coordinates alone
+                     guess_chart_coordinates(f"perturb_chart: {dyn.name}", system, dyn.trajectory(), "exp",
+                                             first="previous"))
     except NotImplementedError as err:
         raise ConfigurationError(f"perturb_chart: {system} has no chart ({err})") from None
     theta[1:-1] += rng.uniform(-radius, radius, size=theta[1:-1].shape)

@@ -9,11 +9,21 @@ unknowns — the chart, increment and node forms — is the block's
 (:mod:`pyomo_mbdyn.schemes.configuration_forms`).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence, cast
+
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import ConfigurationError
 from ..mechanics.numeric import check_numeric
 from ..schemes.configuration_forms import body_coordinates
+
+if TYPE_CHECKING:
+    from ..mechanics.bodies import Body, RigidBody
+    from ..mechanics.protocol import ConstrainedSystem
+    from ..schemes.base import MultibodyBlockData
 
 __all__ = ["joint_dofs", "point_at_node", "dof_values", "AXES"]
 
@@ -21,7 +31,7 @@ __all__ = ["joint_dofs", "point_at_node", "dof_values", "AXES"]
 AXES = ("x", "y", "z")
 
 
-def joint_dofs(system, name, what):
+def joint_dofs(system: ConstrainedSystem, name: str, what: str) -> list[str]:
     """The generalised velocities named by ``name``: a coordinate (``"elbow.angle"``) or a joint (all its)."""
     if isinstance(name, str):
         if name in system.velocities:
@@ -33,7 +43,8 @@ def joint_dofs(system, name, what):
                              f"{list(system.velocities)}")
 
 
-def dof_values(system, values, what, names=None):
+def dof_values(system: ConstrainedSystem, values: dict[str, float] | npt.ArrayLike, what: str,
+               names: Sequence[str] | None = None) -> np.ndarray:
     """``values`` (a sequence in the order of ``names`` — default ``system.velocities`` —, or a
     dict by coordinate or one-coordinate joint name) as a float array over ``names``.  A bool or a
     text, alone, in the sequence or as a dict value, is a :class:`ConfigurationError` (numpy
@@ -45,6 +56,8 @@ def dof_values(system, values, what, names=None):
     if not isinstance(values, dict):
         check_numeric(values, f"{what}: joint coordinates", expected)
     if isinstance(values, dict):
+        out: dict[str, Any]
+        seen: dict[str, str]
         out, seen = {}, {}
         for key, value in values.items():
             dofs = joint_dofs(system, key, what)
@@ -79,7 +92,8 @@ def dof_values(system, values, what, names=None):
     return array
 
 
-def point_at_node(dyn, body, components, k):
+def point_at_node(dyn: MultibodyBlockData, body: Body, components: Any, k: int) -> np.ndarray:
     """Spatial position of the body-fixed point ``components`` at node k (a point mass: its position)."""
     q = body_coordinates(dyn, body, k)
-    return body.point(q, components) if body.has_orientation else q[0:3]
+    # a body with an orientation is a RigidBody (a PointMass has none)
+    return cast("RigidBody", body).point(q, components) if body.has_orientation else q[0:3]

@@ -35,10 +35,18 @@ multipliers are the adjoints of a two-step recursion; asking for them is a
 ``ConfigurationError`` that says so.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping
+
 import numpy as np
+import numpy.typing as npt
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from ..schemes.base import MultibodyBlockData
 
 __all__ = ["momentum_multipliers", "controls_from_multipliers", "rem_from_bem",
            "bem_from_rem"]
@@ -73,7 +81,7 @@ def _multiplier_map(dyn):
     return form
 
 
-def momentum_multipliers(dyn):
+def momentum_multipliers(dyn: MultibodyBlockData) -> np.ndarray:
     """λ^p per interval: (N, n) where the record's ``multipliers`` is ``"redundant"``
     (bem: one per coordinate, rows ``body[b].momentum_balance[k, c]``), (N, dof)
     where it is ``"reduced"`` or ``"chart"`` (rem, gc: rows
@@ -96,7 +104,7 @@ def _dual_to_null_space(dyn):
     return dyn.system.inputs_dual_to_null_space
 
 
-def rem_from_bem(dyn, lam_bem):
+def rem_from_bem(dyn: MultibodyBlockData, lam_bem: npt.ArrayLike) -> np.ndarray:
     """``λ^{p,REM}_{k,k+1}`` from ``λ^{p,BEM}_{k,k+1}`` on ``dyn``'s trajectory.
 
     Thesis §2.12: ``λ^{p,REM} = B(q♯_{k+½}) λ^{p,BEM}`` — B is a left inverse of
@@ -114,7 +122,7 @@ def rem_from_bem(dyn, lam_bem):
     return np.array(out)
 
 
-def bem_from_rem(dyn, lam_rem):
+def bem_from_rem(dyn: MultibodyBlockData, lam_rem: npt.ArrayLike) -> np.ndarray:
     """``λ^{p,BEM}_{k,k+1} = P(q_{k+½}) λ^{p,REM}_{k,k+1}`` on ``dyn``'s trajectory."""
     return np.array([np.asarray(dyn.system.null_space(q_mid), float) @ lam
                      for q_mid, lam in zip(_midpoints(dyn), np.asarray(lam_rem, float))])
@@ -137,7 +145,7 @@ def _input_map(dyn, i, q_mid):
     return B @ np.asarray(system.null_space(q_mid), float)  # reduced
 
 
-def controls_from_multipliers(dyn, weights=None):
+def controls_from_multipliers(dyn: MultibodyBlockData, weights: Mapping[str, float] | None = None) -> np.ndarray:
     """The controls the control equation gives from λ^p: (N, n_act).
 
     Stationarity of 𝓛 in u with ``J = h Σ w_a u_a²``: ``u_a = (E λ^p)_a / (2 w_a)``

@@ -30,7 +30,12 @@ slider, N m for a hinge; :mod:`pyomo_mbdyn.mechanics.system`), so its bounds are
 actuators' force and torque limits as a data sheet states them.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence, cast
+
 import numpy as np
+import numpy.typing as npt
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError, InputTypeError
@@ -38,6 +43,9 @@ from ..mechanics.linalg import matmul
 from ..mechanics.numeric import check_numeric, non_number_kind, real
 from ..schemes.configuration_forms import TURN_INCREMENT_LIMIT
 from .bounds import Bounds
+
+if TYPE_CHECKING:
+    from ..schemes.base import MultibodyBlockData
 
 __all__ = ["OptimalControlProblem", "TURN_INCREMENT_LIMIT"]
 
@@ -53,7 +61,7 @@ class OptimalControlProblem(Bounds):
         Name of the sub-block added to the model holding ``dyn``.
     """
 
-    def __init__(self, dyn, name="ocp"):
+    def __init__(self, dyn: MultibodyBlockData, name: str = "ocp") -> None:
         rec = getattr(dyn, "record", None)
         if rec is None or not rec.optimal_control:
             raise ConfigurationError(
@@ -74,20 +82,21 @@ class OptimalControlProblem(Bounds):
         #: sets them: a model records here a measured choice for its own start (the four-bar:
         #: zero initial multipliers); a warm start from a solution overrides it
         #: (:data:`pyomo_mbdyn.ocp.solve.REFINED_STAGE_OPTIONS`)
-        self.solver_defaults = {}
+        self.solver_defaults: dict[str, Any] = {}
         self.block._solver_defaults = self.solver_defaults
         #: the statements made on this problem, in order: ``(method name, args, keywords)``;
         #: :meth:`solve` replays them on a coarser copy of the block (grid refinement)
-        self.statements = []
+        self.statements: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = []
         self._depth = 0
         self._names_after_statements = set(self.block.component_map())
         # whether the block holds its own guess: at creation, and the values after the last statement
         self._own_guess = bool(getattr(dyn, "never_solved", False))
         self._values_after_statements = dyn._value_fingerprint() if self._own_guess else None
         #: the stages of the last :meth:`solve` (``solve_refined``'s reports), one per grid
-        self.stages = []
+        self.stages: list[dict[str, Any]] = []
 
-    def solve(self, solver=None, options=None, tee=False, duals=False, refine=True, **keywords):
+    def solve(self, solver: Any = None, options: Mapping[str, Any] | None = None, tee: bool = False,
+              duals: bool = False, refine: bool = True, **keywords: Any) -> Any:
         """Solve the problem; returns Pyomo's results of the solve on the block's own grid.
 
         ``refine=True`` (default): when the block still holds its own guess (no
@@ -162,7 +171,7 @@ class OptimalControlProblem(Bounds):
             return "components added to the problem block"
         return None
 
-    def coarse_copy(self, steps):
+    def coarse_copy(self, steps: int) -> pyo.ConcreteModel:
         """A new model with this problem on ``steps`` steps: a block of the same scheme, system
         and options (``dyn.config``) named as this one, and the :attr:`statements` replayed on
         an :class:`OptimalControlProblem` of the same name.  What :meth:`solve` refines from;
@@ -199,7 +208,7 @@ class OptimalControlProblem(Bounds):
         return coarse
 
     # -- objective -------------------------------------------------------------
-    def minimise_control_effort(self, weights=None):
+    def minimise_control_effort(self, weights: dict[str, float] | None = None) -> Any:
         """``J = h Σ_i Σ_a w_a u[i, a]²``; ``weights`` maps actuated names to w_a (default 1).
 
         Called once per problem (a second call is a :class:`ConfigurationError`:
@@ -234,7 +243,7 @@ class OptimalControlProblem(Bounds):
         return self._combined_objective() or self.block.control_effort
 
     # -- free final time -----------------------------------------------------------
-    def free_final_time(self, lower, upper):
+    def free_final_time(self, lower: float, upper: float) -> Any:
         """The final time T free within ``lower ≤ T ≤ upper``; returns the variable ``dyn.final_time``.
 
         The scheme block must have been built with ``free_horizon=(lower, upper)``
@@ -253,7 +262,7 @@ class OptimalControlProblem(Bounds):
             dyn.final_time.set_value(min(max(dyn.final_time.value, bounds[0]), bounds[1]))
         return dyn.final_time
 
-    def minimise_final_time(self, weight=1.0):
+    def minimise_final_time(self, weight: float = 1.0) -> Any:
         """Minimise ``weight · T`` (time-optimal control), alone or added to the effort objective.
 
         Needs a free final time (:meth:`free_final_time`).  The term is the
@@ -307,7 +316,7 @@ class OptimalControlProblem(Bounds):
             raise ConfigurationError(f"{what}: no body named {body!r} in {self.dyn.system}; bodies: {list(bodies)}")
         return bodies[body]
 
-    def fix_final_position(self, body, target, point=(0, 0, 0)):
+    def fix_final_position(self, body: str, target: npt.ArrayLike, point: npt.ArrayLike | str = (0, 0, 0)) -> None:
         """The body point (components in the body frame, or the name of a body point) at
         ``target`` (3 finite numbers) at t_N."""
         b = self._body("fix_final_position", body)
@@ -318,7 +327,8 @@ class OptimalControlProblem(Bounds):
         for k in range(3):
             self.block.final_position.add(position[k] == float(target[k]))
 
-    def fix_final_orientation(self, body, R_target=np.eye(3), exclude_half_turns=False, relative=False):
+    def fix_final_orientation(self, body: str, R_target: npt.ArrayLike = np.eye(3), exclude_half_turns: bool = False,
+                              relative: bool = False) -> None:
         """skew(R_targetᵀ R_N) = 0 with R_N = [d_1 d_2 d_3] at t_N (three regular rows).
 
         ``relative=True``: ``R_target`` is the body's rotation from its reference configuration
@@ -349,13 +359,13 @@ class OptimalControlProblem(Bounds):
         q = self._final_q(body)
         d = [q[3:6], q[6:9], q[9:12]]
         R = np.array([[d[j][i] for j in range(3)] for i in range(3)], dtype=object)
-        E = matmul(R_target.T, R)
+        E = matmul(cast(np.ndarray, R_target).T, R)  # a rotation matrix since _rotation_matrix
         for i, j in ((2, 1), (0, 2), (1, 0)):
             self.block.final_orientation.add(E[i, j] - E[j, i] == 0)
         if exclude_half_turns:
             self.block.final_orientation.add(E[0, 0] + E[1, 1] + E[2, 2] >= 1.0)
 
-    def fix_final_configuration(self, joint_angles):
+    def fix_final_configuration(self, joint_angles: dict[str, float] | npt.ArrayLike) -> None:
         """The final configuration: every joint coordinate at t_N, turns included.
 
         ``joint_angles``: a dict by coordinate (``"elbow.angle"``) or by joint
@@ -406,10 +416,11 @@ class OptimalControlProblem(Bounds):
         theta = dof_values(system, joint_angles, "fix_final_configuration", names)
         target = dict(zip(names or dyn.velocities, np.asarray(theta, float)))
         self._check_reachable("fix_final_configuration", target=target)  # velocity limits applied before
-        dyn.state_final_configuration(theta, self)
+        # a float array; the block's signature says Sequence[float], which an ndarray is not to mypy
+        dyn.state_final_configuration(theta, self)  # type: ignore[arg-type]
         self._final_coordinates = target
 
-    def fix_final_joints(self, joint_angles):
+    def fix_final_joints(self, joint_angles: dict[str, float]) -> None:
         """Some joint coordinates at t_N, the others free: ``ocp.final_joint[name]``,
         ``θ_N[name] = value`` on :meth:`joint_coordinates` (rad, m; measured from
         ``system.q0`` as there, turns included).
@@ -450,7 +461,7 @@ class OptimalControlProblem(Bounds):
         for name, value in values.items():
             existing[name] = theta[last, name] == float(value)
 
-    def joint_coordinates(self):
+    def joint_coordinates(self) -> Any:
         """The joint coordinates at the nodes, ``ocp.joint_coordinate[k, name]`` (rad, m).
 
         Measured from ``system.q0`` in every scheme, turns included: the chart
@@ -474,7 +485,7 @@ class OptimalControlProblem(Bounds):
         self.block.joint_coordinate = pyo.Expression(dyn.nodes, names, initialize=values)
         return self.block.joint_coordinate
 
-    def point(self, body, point=(0.0, 0.0, 0.0), name=None):
+    def point(self, body: str, point: npt.ArrayLike | str = (0.0, 0.0, 0.0), name: str | None = None) -> Any:
         """A body point at every node: ``ocp.<name>[k, "x" | "y" | "z"]`` (m), an indexed Expression.
 
         ``point`` is the point's components in the body frame (directors) or the
@@ -510,7 +521,7 @@ class OptimalControlProblem(Bounds):
         return self.block.component(name)
 
 
-    def require_final_rest(self, drop=(), reduced=True, form=None):
+    def require_final_rest(self, drop: str | Iterable[str] = (), reduced: bool = True, form: str | None = None) -> None:
         """Rest at t_N; ``drop`` names generalised velocities whose momentum rows
         are left out (momenta conserved anyway, e.g. the linear momentum of a
         free system without external forces — the rows would be redundant).
@@ -555,7 +566,8 @@ class OptimalControlProblem(Bounds):
         dyn.state_final_rest(self.block.final_rest, keep, reduced=reduced, form=form)
 
     # -- which actuators to keep (mixed-integer) -------------------------------------
-    def select_actuators(self, max_active, bound, cost=None, exactly=False):
+    def select_actuators(self, max_active: int, bound: float | dict[str, float],
+                         cost: float | dict[str, float] | None = None, exactly: bool = False) -> Any:
         """Choose which actuators to keep: a binary ``ocp.kept[a]`` per actuator with
 
             -U_a y_a ≤ u[i, a] ≤ U_a y_a   at every interval i  (``ocp.actuator_off``),
@@ -631,7 +643,7 @@ class OptimalControlProblem(Bounds):
             raise ConfigurationError(f"select_actuators: {what} must be a number or a dict per actuator, "
                                      f"got {value!r}") from None
 
-    def active_actuators(self):
+    def active_actuators(self) -> list[str]:
         """The actuators kept (``ocp.kept[a]`` ≥ ½ in the current values), in the system's order."""
         kept = self.block.component("kept")
         if kept is None:
@@ -683,7 +695,7 @@ def _positive_number(value):
     return bool(np.isfinite(value) and value > 0)
 
 
-def _finite_vector(value, size, what):
+def _finite_vector(value: npt.ArrayLike, size: int, what: str) -> np.ndarray:
     check_numeric(value, what, f"{size} finite numbers")
     try:
         v = np.asarray(value, dtype=float).reshape(-1)
@@ -694,7 +706,7 @@ def _finite_vector(value, size, what):
     return v
 
 
-def _rotation_matrix(value, what, tol=1e-8):
+def _rotation_matrix(value: npt.ArrayLike, what: str, tol: float = 1e-8) -> np.ndarray:
     check_numeric(value, what, "a 3×3 rotation matrix")
     try:
         R = np.asarray(value, dtype=float)

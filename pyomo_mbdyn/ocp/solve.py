@@ -10,12 +10,18 @@ two final conditions fixing the same coordinate to different values) are
 reported the same way, before any solver runs.
 """
 
+from __future__ import annotations
+
 import logging
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from ..errors import ConfigurationError, MbdynError, SolveFailedError
 from ..schemes.structure import expression_value
+
+if TYPE_CHECKING:
+    import pyomo.environ as pyo
 
 logger = logging.getLogger("pyomo_mbdyn.ocp")
 
@@ -191,7 +197,7 @@ def _with_defaults(opt, options, defaults):
     return {**{k: v for k, v in defaults.items() if k not in opt.options}, **options}
 
 
-def declare_duals(model):
+def declare_duals(model: pyo.Block) -> Any:
     """Add ``model.dual = Suffix(direction=IMPORT)`` unless the model has it; return it.
 
     The solver then reports the multiplier of every row; the library reads them
@@ -238,7 +244,8 @@ def declare_duals(model):
     return dual
 
 
-def solve(model, solver=None, options=None, tee=False, accept=SUCCESS, duals=False):
+def solve(model: pyo.Block, solver: Any = None, options: Mapping[str, Any] | None = None, tee: bool = False,
+          accept: Sequence[str] = SUCCESS, duals: bool = False) -> Any:
     """Solve ``model``; return Pyomo's results or raise :class:`SolveFailedError`.
 
     Parameters
@@ -301,7 +308,7 @@ def solve(model, solver=None, options=None, tee=False, accept=SUCCESS, duals=Fal
     return results
 
 
-def refinable(model):
+def refinable(model: pyo.Block) -> bool:
     """Whether :func:`solve_refined` can start ``model``'s finer grids from its solution:
     an optimal-control problem (an active objective) on a scheme block ``model.dyn``
     of a direct optimal-control scheme on a multibody system (the scheme record's
@@ -351,7 +358,7 @@ def refinable(model):
     return True
 
 
-def refinement_grids(steps, coarsest=REFINE_FROM, ratio=8):
+def refinement_grids(steps: int, coarsest: int = REFINE_FROM, ratio: int = 8) -> list[int]:
     """The grids of :func:`solve_refined`, coarsest first: from ``steps`` down, each
     grid the one after it divided by the largest integer k ≤ ``ratio`` that leaves
     an integer grid of at least ``coarsest`` steps, as long as there is one.
@@ -370,7 +377,8 @@ def refinement_grids(steps, coarsest=REFINE_FROM, ratio=8):
         grids.append(n // k)
 
 
-def grid_dependence(j_coarse, j_fine, coarse_steps, fine_steps, order, tolerance=JUMP_TOLERANCE):
+def grid_dependence(j_coarse: float, j_fine: float, coarse_steps: int, fine_steps: int, order: float,
+                    tolerance: float = JUMP_TOLERANCE) -> str | None:
     """The message of a :class:`~pyomo_mbdyn.errors.GridDependenceWarning`, or None: whether the
     objective ``j_fine`` on ``fine_steps`` departs from ``j_coarse`` on ``coarse_steps`` by more
     than a scheme of ``order`` p predicts.
@@ -401,8 +409,11 @@ def grid_dependence(j_coarse, j_fine, coarse_steps, fine_steps, order, tolerance
             "multistart), another coarse grid (solve_refined(coarsest=…)), or refine=False.")
 
 
-def solve_refined(build, steps, coarsest=REFINE_FROM, solver=None, options=None, tee=False,
-                  accept=SUCCESS, ratio=8, report=None, duals=False, fallback=False):
+def solve_refined(build: Callable[[int], pyo.ConcreteModel], steps: int, coarsest: int = REFINE_FROM,
+                  solver: Any = None, options: Mapping[str, Any] | None = None, tee: bool = False,
+                  accept: Sequence[str] = SUCCESS, ratio: int = 8,
+                  report: Callable[[dict[str, Any]], object] | None = None, duals: bool = False,
+                  fallback: bool = False) -> tuple[Any, Any]:
     """Solve ``build(steps)`` by grid refinement; return ``(model, results)``.
 
     ``build(n)`` returns a model with a scheme block ``dyn`` on ``n`` steps

@@ -14,6 +14,10 @@ and the optimality conditions are left to the solver (the crane: 5 iterations fo
 ``lobatto``, 6 for ``lobatto_gc``, N = 40).
 """
 
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
 import numpy as np
 import pyomo.environ as pyo
 
@@ -22,7 +26,8 @@ from ..errors import MbdynError
 __all__ = ["start_from_scheme"]
 
 
-def start_from_scheme(model, reference, solver="casadi_ipopt", options=None):
+def start_from_scheme(model: pyo.ConcreteModel, reference: Callable[[], pyo.ConcreteModel],
+                      solver: str = "casadi_ipopt", options: Mapping[str, Any] | None = None) -> str:
     """Start ``model.dyn`` from the optimum of ``reference()``, a model of the same problem in
     another scheme on the same grid; a one-line description of the start, also stored as
     ``model.start_description`` (``pyomo-mbdyn run`` prints it as ``start``).
