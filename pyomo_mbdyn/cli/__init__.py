@@ -46,10 +46,13 @@ table.  Exit status 1: ``sweep`` when a run did not end optimal, ``multistart`` 
 none did.
 """
 
+from __future__ import annotations
+
 import argparse
 import json
 import sys
 import time
+from typing import Sequence
 
 from .._version import __version__
 from ..studies.run import run_model, solve_model  # noqa: F401
@@ -272,7 +275,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="pyomo-mbdyn",
         description="Structure-preserving optimal control of multibody systems in Pyomo.",
@@ -350,10 +353,10 @@ def build_parser():
     return parser
 
 
-_READY = [None]  # perf_counter() when main() began
+_READY: list[float | None] = [None]  # perf_counter() when main() began
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; the exit status (see :data:`EXIT_BAD_REQUEST` and its neighbours).
 
     Every path answers: with ``--json`` exactly one JSON object on stdout with
@@ -402,9 +405,9 @@ def main(argv=None):
         os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit would fail again
         return EXIT_FAILED
     except Exception as err:
-        interrupt = interruption_behind(err)  # a signal that surfaced as another error
-        if interrupt is not None:
-            return interrupted(interrupt)
+        behind = interruption_behind(err)  # a signal that surfaced as another error
+        if behind is not None:
+            return interrupted(behind)
         if isinstance(err, MbdynError):
             return refuse(str(err), "error", EXIT_BAD_REQUEST)
         # a bug: one line, a distinct exit status

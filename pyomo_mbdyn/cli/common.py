@@ -2,10 +2,13 @@
 the exit statuses, signals answered once, and ``--set KEY=VALUE``.
 """
 
+from __future__ import annotations
+
 import contextlib
 import json
 import logging
 import sys
+from typing import Any, Iterable
 
 #: exit statuses: 0 success, 1 a solve (or a requested figure) failed, 2 a bad request
 #: (arguments, options, model construction), 3 an internal error (a bug: please report it)
@@ -17,7 +20,7 @@ EXIT_FAILED, EXIT_BAD_REQUEST, EXIT_INTERNAL = 1, 2, 3
 _json_stream = None
 
 
-def number(text):
+def number(text: str) -> int | float:
     """A number as written on the command line (``40`` an int, ``40.0`` or ``1e3`` a float), for
     options whose rule is checked afterwards by the library (``--steps``: a whole number ≥ 1,
     :func:`pyomo_mbdyn.mechanics.numeric.step_count`, the same rule as in Python)."""
@@ -128,14 +131,14 @@ def _json_depth(text):
     return deepest
 
 
-def parse_settings(settings):
+def parse_settings(settings: Iterable[str] | None) -> dict[str, Any]:
     """``["key=value", …]`` → ``{key: value}`` with JSON-typed values (``2.5``, ``true``,
     ``[1, 2]``, ``"text"``); a value that is not JSON is taken as a string.  A value with
     lists or objects nested more than :data:`MAX_SET_DEPTH` deep is a ConfigurationError
     naming the option (was a RecursionError in the JSON decoder)."""
     from ..errors import ConfigurationError
 
-    options = {}
+    options: dict[str, Any] = {}
     for item in settings or ():
         key, sep, text = item.partition("=")
         key = key.strip()
