@@ -138,7 +138,7 @@ def build(scheme: str = "dnco", steps: int = STEPS, warm_start: bool | None = No
     costates from its duals); it needs a solver (:func:`pyomo_mbdyn.solvers.get_solver`).
     """
     system = build_system()
-    options = dict(initial_position=ALPHA0, final_position=ALPHAF)
+    options: dict[str, Any] = dict(initial_position=ALPHA0, final_position=ALPHAF)
     m = dnco_model(system, scheme, steps, HORIZON, name="three-link-arm", gradient=gradient, **options)
     x, u = rest_to_rest_guess(system, steps)
     m.dyn.initialize_from(x=x, u=u)
