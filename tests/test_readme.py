@@ -70,19 +70,27 @@ def test_every_linked_page_exists():
     assert not missing, f"README.md links pages that do not exist: {missing}"
 
 
-def test_the_install_command_s_run_prints_the_objective_the_readme_states(capsys):
-    """The ci:main block's ``pyomo-mbdyn run three-link-arm`` (its figures are the CLI plot tests'):
-    optimal, at the J the next paragraph states to its printed digits."""
+def test_the_install_command_s_run_prints_what_the_readme_states(capsys, tmp_path, monkeypatch):
+    """The ci:main block's ``pyomo-mbdyn run three-link-arm --plot figures/``: optimal, at the J the
+    next paragraph states to its printed digits, writing the figures it names."""
     import json
 
     from pyomo_mbdyn.cli import main
 
     command = _block("ci:main").split("&&")[-1].split()
-    assert command[:3] == ["pyomo-mbdyn", "run", "three-link-arm"], command
-    stated = re.search(r"J = (\d)\.(\d+)·10⁶", README[README.index("<!-- /ci:main -->"):])
+    assert command[:3] == ["pyomo-mbdyn", "run", "three-link-arm"] and command[3] == "--plot", command
+    after = README[README.index("<!-- /ci:main -->"):].split("\n\n")[1]
+    stated = re.search(r"J = (\d)\.(\d+)·10⁶", after)
     assert stated, "the README states the arm's J after its install command"
-    assert main(command[1:3] + ["--json"]) == 0
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    assert main(command[1:] + ["--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["status"] == "optimal"
     digits = len(stated.group(2))
     assert f"{result['objective'] / 1e6:.{digits}f}" == f"{stated.group(1)}.{stated.group(2)}", result["objective"]
+    named = re.findall(r"`([\w./-]*_\w+\.png)`", after)
+    first = Path(named[0])
+    files = {first} | {first.parent / (first.name.split("_")[0] + name) for name in named[1:]}
+    written = {p.relative_to(tmp_path) for p in (tmp_path / command[4]).glob("*.png")}
+    assert written == files, (written, files)
