@@ -15,23 +15,11 @@ import numpy as np
 import pyomo.environ as pyo
 
 from pyomo_mbdyn.errors import GridDependenceWarning, SolveFailedError
-from pyomo_mbdyn.mechanics import MultibodySystem, Prismatic, Revolute, RigidBody
+from pyomo_mbdyn.mechanics import MultibodySystem, Prismatic, Revolute, RigidBody, examples
 from pyomo_mbdyn.ocp import OptimalControlProblem
 from pyomo_mbdyn.schemes import scheme_block
 
 ROD = (1 / 12, 1e-3, 1 / 12)  # a 1 m, 1 kg rod along y: small axial moment
-
-
-def acrobot():
-    """Two rods (1 m, 1 kg) hanging from a hinge about z under gravity; only the elbow driven."""
-    upper = RigidBody("upper", 1.0, ROD, position=(0, -0.5, 0))
-    fore = RigidBody("fore", 1.0, ROD, position=(0, -1.5, 0))
-    system = MultibodySystem("acrobot", gravity=(0, -9.81, 0))
-    system.add_bodies(upper, fore)
-    system.add_joints(Revolute("shoulder", None, upper, location=(0, 0, 0), axis=(0, 0, 1)),
-                      Revolute("elbow", upper, fore, location=(0, -1, 0), axis=(0, 0, 1)))
-    system.actuate("elbow")
-    return system
 
 
 def cart_pole():
@@ -48,7 +36,7 @@ def cart_pole():
 
 #: problem: (system, horizon T, final joint coordinates): swing-up from hanging to upright, rest to rest
 PROBLEMS = {
-    "acrobot": (acrobot, 4.0, {"shoulder": np.pi, "elbow": 0.0}),
+    "acrobot": (examples.acrobot, 4.0, {"shoulder": np.pi, "elbow": 0.0}),
     "cartpole": (cart_pole, 2.0, {"rail": 0.0, "hinge": np.pi}),
 }
 

@@ -17,7 +17,7 @@ from .system import MultibodySystem
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-__all__ = ["pendulum", "double_pendulum", "bar", "four_bar", "slider_crank", "spatial_four_bar"]
+__all__ = ["pendulum", "double_pendulum", "acrobot", "bar", "four_bar", "slider_crank", "spatial_four_bar"]
 
 
 def pendulum(actuated: bool = True, gravity: Sequence[float] = (0, -9.81, 0)) -> MultibodySystem:
@@ -60,6 +60,29 @@ def double_pendulum(actuated: Sequence[str] = ("shoulder", "elbow"), gravity: Se
                       Revolute("elbow", upper, fore, location=(1, 0, 0), axis=(0, 0, 1)))
     for joint in actuated:
         system.actuate(joint)
+    return system
+
+
+def acrobot() -> MultibodySystem:
+    """Two rods (1 m, 1 kg; a small axial moment, 1e-3) hanging from a hinge about e₃ under
+    gravity along −e₂: ``"upper"`` on the revolute ``"shoulder"`` at the origin, ``"fore"`` on
+    ``"elbow"`` at (0, −1, 0); only the elbow driven — the underactuated swing-up's system
+    (benchmarks/refinement.py, tests/ocp/test_refinement_default.py).
+
+    Examples
+    --------
+    >>> system = acrobot()
+    >>> system.velocities, system.actuated
+    (['shoulder.angle', 'elbow.angle'], ['elbow.angle'])
+    """
+    rod = (1 / 12, 1e-3, 1 / 12)
+    upper = RigidBody("upper", 1.0, rod, position=(0, -0.5, 0))
+    fore = RigidBody("fore", 1.0, rod, position=(0, -1.5, 0))
+    system = MultibodySystem("acrobot", gravity=(0, -9.81, 0))
+    system.add_bodies(upper, fore)
+    system.add_joints(Revolute("shoulder", None, upper, location=(0, 0, 0), axis=(0, 0, 1)),
+                      Revolute("elbow", upper, fore, location=(0, -1, 0), axis=(0, 0, 1)))
+    system.actuate("elbow")
     return system
 
 

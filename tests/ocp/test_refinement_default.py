@@ -12,7 +12,7 @@ import pyomo.environ as pyo
 import pytest
 
 from pyomo_mbdyn.errors import ConfigurationError, GridDependenceWarning, ModellingWarning
-from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody, examples
+from pyomo_mbdyn.mechanics import examples
 from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory, solve
 from pyomo_mbdyn.ocp.solve import PROBLEM_REFINE_FROM, grid_dependence, solve_refined
 from pyomo_mbdyn.schemes import scheme_block
@@ -22,14 +22,7 @@ from pyomo_mbdyn.schemes import scheme_block
 def acrobot_swing_up(scheme, steps):
     """Two rods (1 m, 1 kg) hanging under gravity, only the elbow driven, to upright in 4 s at
     rest, least effort (as in benchmarks/refinement.py)."""
-    rod = (1 / 12, 1e-3, 1 / 12)
-    upper = RigidBody("upper", 1.0, rod, position=(0, -0.5, 0))
-    fore = RigidBody("fore", 1.0, rod, position=(0, -1.5, 0))
-    system = MultibodySystem("acrobot", gravity=(0, -9.81, 0))
-    system.add_bodies(upper, fore)
-    system.add_joints(Revolute("shoulder", None, upper, location=(0, 0, 0), axis=(0, 0, 1)),
-                      Revolute("elbow", upper, fore, location=(0, -1, 0), axis=(0, 0, 1)))
-    system.actuate("elbow")
+    system = examples.acrobot()
     m = pyo.ConcreteModel()
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=4.0)
     problem = OptimalControlProblem(m.dyn)
