@@ -156,7 +156,7 @@ def test_an_internal_error_is_one_line_and_exit_3(capsys, monkeypatch):
     def broken(*args, **kwargs):
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr("pyomo_mbdyn.cli.solve_model", broken)
+    monkeypatch.setattr("pyomo_mbdyn.cli.run_commands.solve_model", broken)
     assert main(["run", "particle", "--json"]) == 3
     out, err = capsys.readouterr()
     answer = json.loads(out)

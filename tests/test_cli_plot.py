@@ -75,7 +75,7 @@ def test_figures_are_drawn_only_with_plot(tmp_path, capsys, monkeypatch):
     """Without --plot nothing is drawn and the JSON has no "figures"; with it,
     model_figures receives the solved model and the directory, and its paths are printed."""
     solved = object()
-    monkeypatch.setattr("pyomo_mbdyn.cli.solve_model",
+    monkeypatch.setattr("pyomo_mbdyn.cli.run_commands.solve_model",
                         lambda *args, **kwds: ({"model": "sphere", "status": "optimal"}, solved))
     calls = []
 

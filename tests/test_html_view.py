@@ -185,7 +185,7 @@ def test_run_html_writes_the_solved_motion(tmp_path, capsys):
 def _fake_solve(arm, monkeypatch):
     """``solve_model`` that returns at once a solved-looking result and a model with the arm."""
     model = types.SimpleNamespace(dyn=types.SimpleNamespace(trajectory=lambda: arm, system=arm.system))
-    monkeypatch.setattr("pyomo_mbdyn.cli.solve_model", lambda *a, **k: (
+    monkeypatch.setattr("pyomo_mbdyn.cli.run_commands.solve_model", lambda *a, **k: (
         {"model": "arm", "scheme": "bem", "steps": STEPS, "status": "optimal", "objective": 1.5}, model))
 
 

@@ -44,236 +44,28 @@ record per task], "best": record or null, "options"}`` (on a bad request: ``{"mo
 "study", "status": "error", "error"}``, exit status 2); ``--csv FILE`` also writes the
 table.  Exit status 1: ``sweep`` when a run did not end optimal, ``multistart`` when
 none did.
+
+Here: the parser and :func:`main`; the commands in :mod:`.run_commands` (run, list, solvers,
+diagnose) and :mod:`.study_commands` (sweep, multistart), their shared parts in :mod:`.common`.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from typing import Sequence
 
 from .._version import __version__
-from ..studies.run import run_model, solve_model  # noqa: F401
+from ..studies.run import run_model, solve_model  # noqa: F401  (the API's names, here as before)
 from ..studies.size import count_components as _count, count_rows as _count_rows  # noqa: F401
-from .common import (EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_INTERNAL, _command_streams, _line,  # noqa: F401
-                     _print_json, number, parse_settings)
+from . import common
+from .common import (EXIT_BAD_REQUEST, EXIT_FAILED, EXIT_INTERNAL, ArgumentError, _command_streams,  # noqa: F401
+                     _Parser, _print_json, number)
+from .run_commands import _cmd_diagnose, _cmd_list, _cmd_run, _cmd_solvers
 from .study_commands import _add_study_arguments, _cmd_multistart, _cmd_sweep
 
 __all__ = ["main"]
-
-
-def _cmd_solvers(args):
-    from ..solvers import available_solvers
-
-    rows = available_solvers()
-    if not rows:
-        print("no solver available")
-        return 1
-    width = max(len(r["name"]) for r in rows)
-    for r in rows:
-        print(f"{r['name']:<{width}}  {r['kind']:<5}  {r['version']:<10}  {r['source']}")
-    return 0
-
-
-def _cmd_list(args):
-    from pyomo_mbdyn.models import MODELS, description, options
-
-    if args.options:
-        rows = options(args.options)
-        if args.json:
-            _print_json({"model": args.options, "options": rows})
-            return 0
-        print(f"{args.options}: {description(args.options)}")
-        print("options (pyomo-mbdyn run MODEL --set KEY=VALUE, VALUE JSON-typed):")
-        for row in rows:
-            print(f"  {row['name']} = {json.dumps(row['default'], default=str)}")
-            if row["description"]:
-                print(f"      {row['description']}")
-        return 0
-    if not MODELS:
-        print("no models installed yet")
-    for name in MODELS:
-        print(f"{name:<24}  {description(name)}")
-    return 0
-
-
-def _json_safe(result):
-    """The result's entries that a trajectory's metadata can hold (JSON values)."""
-    return {k: v for k, v in result.items() if k != "stages"}
-
-
-def _stage_line(stage):
-    objective = "" if stage["objective"] is None else f", J = {stage['objective']:.12g}"
-    start = {"guess": "the model's guess", "refined": "the grid before",
-             "guess (chart)": "the model's guess (the chart cannot follow the grid before)"}.get(
-        stage["start"], stage["start"])
-    return (f"stage N = {stage['steps']} from {start}: {stage['status']}, "
-            f"{stage['iterations']} iterations, {stage['build_seconds']:.1f} s build, "
-            f"{stage['solve_seconds']:.1f} s solve{objective}")
-
-
-def _cmd_run(args):
-    from ..errors import MbdynError, SolveFailedError
-
-    stages = []
-
-    def report(stage):
-        stages.append(stage)
-        # progress: on stdout, or with --json on stderr (stdout holds the one object, with the stages)
-        print(_stage_line(stage), flush=True)
-
-    request = {"model": args.model, "scheme": args.scheme, "steps": args.steps, "solver": args.solver}
-    try:
-        result, model = solve_model(args.model, args.scheme, args.steps, args.solver,
-                                    options=parse_settings(args.set), coarsest=args.coarsest,
-                                    refine=not args.no_refine,
-                                    report=report, force=args.force)
-    except SolveFailedError as err:
-        if args.json:
-            failed = {**request, "status": err.status, "error": str(err)}
-            if stages:
-                failed["stages"] = stages
-            _print_json(failed)
-        print(_line(args.model, err), file=sys.stderr)
-        return 1
-    except MbdynError as err:  # construction, options, guesses: before or instead of a solve
-        if args.json:
-            _print_json({**request, "status": "error", "error": str(err)})
-        print(_line(args.model, err), file=sys.stderr)
-        return 2
-    figures, plot_error = [], None
-    if args.save is not None:
-        from ..trajectory import Trajectory
-
-        try:
-            result["saved"] = str(Trajectory.from_block(model.dyn, **_json_safe(result)).save(args.save))
-        except Exception as err:  # the solve stands: print it, then say what failed
-            plot_error = f"--save {args.save}: {type(err).__name__}: {err}"
-    if args.plot is not None:
-        from ..figures import model_figures
-
-        try:
-            figures = [str(p) for p in model_figures(args.model, model, args.plot)]
-        except Exception as err:  # the solve stands: print it, then say what failed
-            failed = f"--plot {args.plot}: {type(err).__name__}: {err}"
-            plot_error = failed if plot_error is None else f"{plot_error}; {failed}"
-    html = None
-    if args.html is not None:
-        from ..plotting import animate_html
-
-        try:
-            title = f"{args.model}: {result.get('scheme')}, N = {result.get('steps')}, {result.get('status')}"
-            if isinstance(result.get("objective"), float):
-                title += f", J = {result['objective']:.6g}"
-            html = str(animate_html(model.dyn.trajectory(), args.html, system=model.dyn.system, title=title))
-        except Exception as err:  # the solve stands, as after a --plot failure
-            failed = f"--html {args.html}: {type(err).__name__}: {err}"
-            plot_error = failed if plot_error is None else f"{plot_error}; {failed}"
-    started = getattr(sys.modules.get("_pyomo_mbdyn_launch"), "STARTED", None)
-    result["import_seconds"] = None if started is None else _READY[0] - started
-    result["wall_seconds"] = None if started is None else time.perf_counter() - started
-    if args.json:
-        if args.plot is not None:
-            result["figures"] = figures
-        if args.html is not None:
-            result["html"] = html
-        if plot_error is not None:
-            result["error"] = plot_error
-        _print_json(result)
-    else:
-        width = max(len(k) for k in result)
-        for key, value in result.items():
-            if key == "stages":  # printed above, one line each
-                value = len(value)
-            print(f"{key:<{width}}  {value}")
-        for path in figures:
-            print(f"{'figure':<{width}}  {path}")
-        if html is not None:
-            print(f"{'html':<{width}}  {html}")
-    if plot_error is not None:
-        print(_line(args.model, plot_error), file=sys.stderr)
-        return 1
-    return 0 if result["status"] in ("optimal", "locallyOptimal") else 1
-
-
-def _cmd_diagnose(args):
-    """``diagnose MODEL``: build the model as ``run`` does (``--scheme``, ``--steps``,
-    ``--set``), optionally solve it (``--solve``), and print the report of
-    :func:`pyomo_mbdyn.diagnosis.diagnose` at the model's point (after a failed solve:
-    at the solver's final point, which is not loaded).  ``--json``: one object
-    ``{"model", "scheme", "steps", "status": "ok", "diagnosis": {...}}`` with ``"solve":
-    {"solver", "status", "message", "iterations"}`` after ``--solve``; a bad request
-    ``{"model", "status": "error", "error"}`` and exit status 2.  A diagnosis that finds
-    problems is still a successful run: exit status 0."""
-    import importlib
-
-    from pyomo_mbdyn.models import MODELS
-
-    from ..diagnosis import diagnose
-    from ..errors import ConfigurationError, MbdynError
-    from ..studies.run import _check_options
-
-    request = {"model": args.model, "scheme": args.scheme, "steps": args.steps}
-    try:
-        if args.model not in MODELS:
-            raise ConfigurationError(f"unknown model {args.model!r}; available: {sorted(MODELS)}")
-        module = importlib.import_module(MODELS[args.model])
-        kwds = parse_settings(args.set)
-        _check_options(args.model, module, kwds)
-        kwds.update({k: v for k, v in (("scheme", args.scheme), ("steps", args.steps)) if v is not None})
-        from ..studies.size import check_size
-
-        check_size(args.model, module.build, kwds, force=args.force)  # before a build too large to hold
-        model = module.build(**kwds)
-        if args.solve:
-            from ..solvers import get_solver
-
-            opt = get_solver(args.solver, model=model)
-    except MbdynError as err:
-        if args.json:
-            _print_json({**request, "status": "error", "error": str(err)})
-        print(_line(args.model, err), file=sys.stderr)
-        return EXIT_BAD_REQUEST
-    solved, failed_results = None, None
-    if args.solve:
-        from ..ocp.solve import SUCCESS
-
-        try:
-            results = opt.solve(model)
-            status = str(results.solver.termination_condition)
-            solved = {"solver": opt.name, "status": status, "message": results.solver.message,
-                      "iterations": getattr(results.solver, "iterations", None)}
-            if status not in SUCCESS:
-                failed_results = results
-        except (MbdynError, ValueError) as err:  # refused by the solver: diagnose the model as built
-            solved = {"solver": opt.name, "status": getattr(err, "status", None) or "error", "error": str(err)}
-    diagnosis = diagnose(model, results=failed_results)
-    if args.json:
-        out = {**request, "status": "ok", "diagnosis": diagnosis.to_dict()}
-        out["scheme"] = getattr(getattr(model, "dyn", None), "scheme", args.scheme)
-        if solved is not None:
-            out["solve"] = solved
-        _print_json(out)
-        return 0
-    if solved is not None:
-        said = solved.get("message") or solved.get("error") or ""
-        print(f"solve ({solved['solver']}): {solved['status']}" + (f" — {said}" if said else ""))
-    print(diagnosis)
-    return 0
-
-
-class ArgumentError(Exception):
-    """A command line the parser refuses (raised instead of argparse's exit)."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise ArgumentError(f"{self.prog}: {message}")
-
-
-
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -353,9 +145,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_READY: list[float | None] = [None]  # perf_counter() when main() began
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; the exit status (see :data:`EXIT_BAD_REQUEST` and its neighbours).
 
@@ -367,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from ..errors import MbdynError
 
-    _READY[0] = time.perf_counter()  # the command line is imported: import_seconds ends here
+    common.READY[0] = time.perf_counter()  # the command line is imported: import_seconds ends here
     argv = sys.argv[1:] if argv is None else list(argv)
     wants_json = "--json" in argv
     command = next((a for a in argv if not a.startswith("-")), None)

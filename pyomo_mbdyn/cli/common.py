@@ -4,11 +4,12 @@ the exit statuses, signals answered once, and ``--set KEY=VALUE``.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import logging
 import sys
-from typing import Any, Iterable
+from typing import Any, Iterable, NoReturn
 
 #: exit statuses: 0 success, 1 a solve (or a requested figure) failed, 2 a bad request
 #: (arguments, options, model construction), 3 an internal error (a bug: please report it)
@@ -154,3 +155,16 @@ def parse_settings(settings: Iterable[str] | None) -> dict[str, Any]:
         except ValueError:
             options[key] = text
     return options
+
+
+#: perf_counter() when main() began (``import_seconds`` ends there; :func:`pyomo_mbdyn.cli.main` sets it)
+READY: list[float | None] = [None]
+
+
+class ArgumentError(Exception):
+    """A command line the parser refuses (raised instead of argparse's exit)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        raise ArgumentError(f"{self.prog}: {message}")
