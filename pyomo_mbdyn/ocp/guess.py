@@ -25,7 +25,7 @@ import numpy.typing as npt
 import pyomo.environ as pyo
 
 from ..errors import ConfigurationError
-from ..mechanics.numeric import check_numeric, real
+from ..mechanics.numeric import check_numeric, real, step_count
 from ..discretization import chart, chart_coordinates
 from ..discretization.common import numeric_kinematics
 from ..trajectory import Trajectory
@@ -75,7 +75,7 @@ def interpolated_trajectory(system: ConstrainedSystem, h: float, steps: int, the
     if profile not in PROFILES:
         raise ConfigurationError(f"interpolated_trajectory: unknown profile {profile!r}; "
                                  f"choose from {sorted(PROFILES)}")
-    N = _steps(steps, "interpolated_trajectory")
+    N = step_count(steps, "interpolated_trajectory")
     check_numeric(theta_final, "interpolated_trajectory: theta_final", "chart coordinates (numbers)")
     if theta_initial is not None:
         if q_initial is not None:
@@ -157,7 +157,7 @@ def refined_trajectory(system: ConstrainedSystem, h: float, steps: int, coarse: 
     h = _step_size(h, "refined_trajectory")
     from scipy.interpolate import CubicSpline
 
-    N = _steps(steps, "refined_trajectory")
+    N = step_count(steps, "refined_trajectory")
     t_coarse = np.asarray(coarse.t, float)
     theta_c, start = [], None
     for k, q in enumerate(np.asarray(coarse.q, float)):
@@ -179,14 +179,6 @@ def refined_trajectory(system: ConstrainedSystem, h: float, steps: int, coarse: 
 def _step_size(h, what):
     """h > 0 as a float; a free horizon's named Expression T/N gives its current value."""
     return real(pyo.value(h) if not isinstance(h, (bool, str)) else h, f"{what}: h", positive=True)
-
-
-def _steps(steps, what):
-    """N ≥ 1, a whole number (not a bool, not 2.5)."""
-    if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer, float)) \
-            or not float(steps).is_integer() or steps < 1:
-        raise ConfigurationError(f"{what}: steps must be a whole number ≥ 1, got {steps!r}")
-    return int(steps)
 
 
 def path_trajectory(system: ConstrainedSystem, h: float, theta: npt.ArrayLike,
