@@ -114,8 +114,7 @@ class OptimalControlProblem(Bounds):
         solved last is this model, unchanged.  Why: from the rest guess each N can land on a
         different local optimum (the acrobot's GC: J = 32.4 / 45.8 / 7238 at N = 50 / 100 /
         200); from one coarse optimum the grids follow one branch (32.4 / 24.4 / 22.4), and
-        the solve is faster (0.6 / 1.7 / 1.2 s CPU against 0.6 / 7 / 57 s;
-        benchmarks/pages/refinement.md).  If the coarse stage fails, this model is solved
+        the fine solves take fewer iterations (benchmarks/pages/refinement.md).  If the coarse stage fails, this model is solved
         from its own guess.  A fine J that departs from the coarse J by more than the
         scheme's order predicts is a :class:`~pyomo_mbdyn.errors.GridDependenceWarning`.
         :attr:`stages` holds one report per grid.
