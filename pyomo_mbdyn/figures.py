@@ -1,14 +1,14 @@
 """A model's standard figures as PNG files (``pyomo-mbdyn run MODEL --plot DIR``).
 
-Glue between the declared models (:func:`pyomo_mbdyn.plugins.models`) and
-:mod:`pyomo_mbdyn.plotting`: a model module may define ``figures(model,
+Glue between the declared models (:func:`pyomo_mbdyn.plugins.model_spec`) and
+:mod:`pyomo_mbdyn.plotting`: a model's spec may give ``figures(model,
 directory)``; otherwise the generic set is drawn from the scheme block
-``model.dyn``, with what the module states about itself: ``paper_figures(dyn)``
+``model.dyn``, with what the spec states about the model: ``paper_figures(dyn)``
 (where a generic figure is the counterpart of a figure of the papers — same
 example, same scheme, same case — its caption names it, ``cf. Fig. 7.5 of the
 thesis``; the captions were checked against the figure captions and text of the
-sources, ``shared/seeds``: the DMOCC paper and Siebert's thesis), ``UNITS`` (of
-the figures of a system given by formulas) and ``CONSTRAINT_UNIT``.  No model is
+sources, ``shared/seeds``: the DMOCC paper and Siebert's thesis), ``units`` (of
+the figures of a system given by formulas) and ``constraint_unit``.  No model is
 named here.
 """
 
@@ -30,21 +30,22 @@ if TYPE_CHECKING:
 
 __all__ = ["model_figures", "paper_figures"]
 
-def _declared(model_name, name, default):
-    """What the declared model ``model_name`` states as ``name`` (its module's attribute:
-    ``paper_figures``, ``UNITS``, ``CONSTRAINT_UNIT``, ``figures``), else ``default``."""
-    from .plugins import model_module, models
+def _declared(model_name, field, default):
+    """What the declared model ``model_name`` states as ``field`` of its
+    :class:`~pyomo_mbdyn.model_spec.ModelSpec` (``paper_figures``, ``units``,
+    ``constraint_unit``, ``figures``); ``default`` for a model not declared."""
+    from .plugins import model_spec, models
 
     if model_name not in models():
         return default
-    return getattr(model_module(model_name), name, default)
+    return getattr(model_spec(model_name), field)
 
 
 def paper_figures(model_name: str, dyn: SchemeBlockData) -> dict[str, str]:
     """``{figure kind: caption}`` naming the paper figure a generic figure corresponds to.
 
     Kinds: ``snapshots``, ``coordinates``, ``controls``, ``conservation``.  The model
-    module states them (its ``paper_figures(dyn)``: for the paper's scheme and case
+    states them (its spec's ``paper_figures(dyn)``: for the paper's scheme and case
     only); ``{}`` for a model that states none.
     """
     hook = _declared(model_name, "paper_figures", None)
@@ -70,7 +71,7 @@ def _save(fig, path, caption=None, layout=None):
 def model_figures(model_name: str, model: Any, directory: str | os.PathLike[str]) -> list[Path]:
     """Write a model's standard figures as PNG files; return their paths.
 
-    If the declared model's module (:func:`pyomo_mbdyn.plugins.models`) defines
+    If the declared model's spec (:func:`pyomo_mbdyn.plugins.model_spec`) gives
     ``figures(model, directory)``, that hook writes them.  Otherwise, from the
     scheme block ``model.dyn``: ``<name>_snapshots.png`` (:func:`plot_snapshots`, also for a
     CoordinateSystem with a ``drawing``; for a system without bodies in space,
@@ -118,7 +119,7 @@ def model_figures(model_name: str, model: Any, directory: str | os.PathLike[str]
         ax = plotting.plot_controls(t, u, list(system.actuated))
         paths.append(_save(ax.figure, directory / f"{model_name}_controls.png", captions.get("controls")))
     fig = plotting.plot_conservation(dyn.diagnostics(), scheme=dyn.scheme, trajectory=trajectory,
-                                     constraint_unit=_declared(model_name, "CONSTRAINT_UNIT", None))
+                                     constraint_unit=_declared(model_name, "constraint_unit", None))
     paths.append(_save(fig, directory / f"{model_name}_conservation.png", captions.get("conservation")))
     return paths
 
@@ -133,7 +134,7 @@ def _hamiltonian_figures(model_name, dyn, directory):
     trajectory = dyn.trajectory()
     t, q, u, lam = trajectory.t, trajectory.q, trajectory.u, trajectory.costates
     names = list(dyn.system.names)
-    units = _declared(model_name, "UNITS", {})
+    units = _declared(model_name, "units", {})
     time_unit = units.get("time")
     paths = [_save(plotting.plot_coordinates(t, q, names, units=units.get("q"), time_unit=time_unit).figure,
                    directory / f"{model_name}_coordinates.png"),

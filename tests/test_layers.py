@@ -15,7 +15,7 @@ import pyomo_mbdyn
 #: layer of each top-level module or subpackage of pyomo_mbdyn (higher may import lower);
 #: ``models`` is there in an installed package (setup.cfg package_dir)
 RANK = {
-    "_version": 0, "errors": 0, "atomic": 0, "robots": 0, "solvers": 1, "plugins": 1,
+    "_version": 0, "errors": 0, "atomic": 0, "robots": 0, "solvers": 1, "plugins": 1, "model_spec": 0,
     "mechanics": 2, "trajectory": 3, "diagnostics": 3, "diagnosis": 3,
     "discretization": 4, "simulate": 5, "schemes": 6, "ocp": 7,
     "results": 8, "balance": 8, "joint_space": 8, "plotting": 8, "figures": 9, "studies": 9, "cli": 10, "models": 10, "__init__": 11,

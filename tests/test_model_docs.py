@@ -3,8 +3,8 @@ brought a change: both go stale (a timing with the machine and the commit, an is
 its tracker).  Timings belong on the benchmark pages (benchmarks/pages/*.md, with their machine
 and date), history in CHANGELOG.md and the commit log.
 
-Checked: every string literal (module, class and function docstrings, ``DESCRIPTION``, which
-``pyomo-mbdyn list`` prints) and every comment of ``pyomo_mbdyn/models/*.py``.
+Checked: every string literal (module, class and function docstrings, the spec's ``description``,
+which ``pyomo-mbdyn list`` prints) and every comment of ``pyomo_mbdyn/models/*.py``.
 
 The rule that tells a timing from problem data — the models' horizons and steps are times too
 ("T = 1.5 s", "h = 30 ms"):

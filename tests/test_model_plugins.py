@@ -21,10 +21,10 @@ SWING = '''
 import numpy as np
 import pyomo.environ as pyo
 from pyomo_mbdyn.mechanics import examples
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
 from pyomo_mbdyn.schemes import scheme_block
 
-DESCRIPTION = "a pendulum swung up a quarter turn (a model from another package)"
 STEPS = 8
 
 
@@ -38,6 +38,14 @@ def build(scheme="rem", steps=STEPS):
     problem.require_final_rest()
     m.dyn.initialize_from(interpolated_trajectory(pendulum, m.dyn.step_length, steps, [np.pi / 2]))
     return m
+
+
+def evaluate(m):
+    return {"nodes": len(m.dyn.trajectory().t)}
+
+
+MODEL = ModelSpec(description="a pendulum swung up a quarter turn (a model from another package)", build=build,
+                  evaluate=evaluate, conserved_momenta=())
 '''
 
 
@@ -85,3 +93,33 @@ def test_a_model_from_another_package_is_listed_and_solved(other_package):
     result = json.loads(run.stdout)
     assert result["model"] == "swing" and result["status"] == "optimal", result
     assert result["steps"] == 8
+    # what the spec declares is what run reads: its evaluation, no momentum conserved
+    assert result["nodes"] == 9 and result["momentum_error"] is None
+
+
+def test_a_module_without_a_spec_is_named_and_the_others_listed(other_package):
+    """A declared module that states its model as loose attributes (no ``MODEL``) is
+    refused by name, with what to write; ``list`` still lists the other models."""
+    module = other_package / "swing_models" / "swing.py"
+    module.write_text(module.read_text().split("MODEL = ModelSpec")[0] + "DESCRIPTION = 'loose'\n")
+    listed = _cli(["list"], other_package)
+    assert listed.returncode == 1
+    assert "model 'swing' (swing_models.swing) declares no ModelSpec as MODEL" in listed.stderr
+    assert "MODEL = pyomo_mbdyn.model_spec.ModelSpec(description=..., build=build" in listed.stderr
+    lines = listed.stdout.splitlines()
+    assert any(line.startswith("swing") and "cannot be loaded" in line for line in lines)
+    assert any(line.startswith("crane") and "overhead crane" in line for line in lines)
+    run = _cli(["run", "swing", "--json"], other_package)
+    assert run.returncode == 2 and "declares no ModelSpec" in run.stderr, run.stderr
+
+
+def test_the_spec_is_what_the_library_reads():
+    """Each of the library's models is one ModelSpec; its options describe only what build takes."""
+    from pyomo_mbdyn.model_spec import ModelSpec
+
+    for name in MODELS:
+        spec = plugins.model_spec(name)
+        assert isinstance(spec, ModelSpec) and spec.description
+        assert set(spec.options) <= set(spec.parameters()), name
+        loose = {"DESCRIPTION", "OPTIONS", "CONSERVED_MOMENTA", "ENERGY_BALANCE", "UNITS", "CONSTRAINT_UNIT"}
+        assert not loose & set(vars(plugins.model_module(name))), (name, loose & set(vars(plugins.model_module(name))))

@@ -1,6 +1,7 @@
 """Figures: what each plotting function draws, checked on the drawn artists
 (units on every axis, equal-scale snapshots, flat energy and momentum balances)."""
 
+import dataclasses
 import importlib
 import re
 import sys
@@ -15,6 +16,7 @@ from pyomo_mbdyn import balance, figures, plotting
 from pyomo_mbdyn.diagnostics import trajectory_table
 from pyomo_mbdyn.errors import ConfigurationError
 from pyomo_mbdyn.mechanics import MultibodySystem, PointMass, Revolute, RigidBody, Spherical
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.models import MODELS
 from pyomo_mbdyn.schemes import SCHEMES
 from pyomo_mbdyn.simulate import simulate
@@ -686,13 +688,13 @@ def test_model_figures_uses_the_models_hook(arm_model, tmp_path, monkeypatch):
         return [path]
 
     module = types.ModuleType("fake_model_module")
-    module.figures = own_figures
+    module.MODEL = ModelSpec(description="the arm", build=lambda: arm_model, figures=own_figures)
     monkeypatch.setitem(sys.modules, "fake_model_module", module)
     monkeypatch.setitem(MODELS, "fake", "fake_model_module")
     paths = figures.model_figures("fake", arm_model, tmp_path)
     assert calls == [arm_model] and [p.name for p in paths] == ["only.png"]
     _assert_pngs(paths)
-    module.figures = lambda model, directory: [directory / "missing.png"]
+    module.MODEL = dataclasses.replace(module.MODEL, figures=lambda model, directory: [directory / "missing.png"])
     with pytest.raises(ConfigurationError, match="did not write"):
         figures.model_figures("fake", arm_model, tmp_path)
 

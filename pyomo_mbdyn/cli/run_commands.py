@@ -28,14 +28,21 @@ def _cmd_solvers(args):
 
 
 def _cmd_list(args):
-    from pyomo_mbdyn.models import MODELS, description, options
+    from pyomo_mbdyn.models import MODELS
+
+    from ..errors import MbdynError
+    from ..plugins import model_spec
 
     if args.options:
-        rows = options(args.options)
+        spec = model_spec(args.options, "list")
+        rows = spec.option_rows()
         if args.json:
-            _print_json({"model": args.options, "options": rows})
+            _print_json({"model": args.options, "options": rows,
+                         "schemes": list(spec.schemes) if spec.schemes is not None else None})
             return 0
-        print(f"{args.options}: {description(args.options)}")
+        print(f"{args.options}: {spec.description}")
+        if spec.schemes is not None:
+            print(f"schemes: {', '.join(spec.schemes)}")
         print("options (pyomo-mbdyn run MODEL --set KEY=VALUE, VALUE JSON-typed):")
         for row in rows:
             print(f"  {row['name']} = {json.dumps(row['default'], default=str)}")
@@ -44,9 +51,16 @@ def _cmd_list(args):
         return 0
     if not MODELS:
         print("no models installed yet")
-    for name in MODELS:
-        print(f"{name:<24}  {description(name)}")
-    return 0
+    broken = 0
+    for name in MODELS:  # a model that cannot be loaded is named, the others listed
+        try:
+            said = model_spec(name, "list").description
+        except (MbdynError, ImportError) as err:
+            broken += 1
+            said = "(cannot be loaded; see the error)"
+            print(_line(name, err), file=sys.stderr)
+        print(f"{name:<24}  {said}")
+    return 1 if broken else 0
 
 
 def _json_safe(result):
@@ -157,26 +171,20 @@ def _cmd_diagnose(args):
     {"solver", "status", "message", "iterations"}`` after ``--solve``; a bad request
     ``{"model", "status": "error", "error"}`` and exit status 2.  A diagnosis that finds
     problems is still a successful run: exit status 0."""
-    import importlib
-
-    from pyomo_mbdyn.models import MODELS
-
     from ..diagnosis import diagnose
-    from ..errors import ConfigurationError, MbdynError
-    from ..studies.run import _check_options
+    from ..errors import MbdynError
+    from ..plugins import model_spec
 
     request = {"model": args.model, "scheme": args.scheme, "steps": args.steps}
     try:
-        if args.model not in MODELS:
-            raise ConfigurationError(f"unknown model {args.model!r}; available: {sorted(MODELS)}")
-        module = importlib.import_module(MODELS[args.model])
+        spec = model_spec(args.model, "diagnose")
         kwds = parse_settings(args.set)
-        _check_options(args.model, module, kwds)
+        spec.check_options(args.model, kwds)
         kwds.update({k: v for k, v in (("scheme", args.scheme), ("steps", args.steps)) if v is not None})
         from ..studies.size import check_size
 
-        check_size(args.model, module.build, kwds, force=args.force)  # before a build too large to hold
-        model = module.build(**kwds)
+        check_size(args.model, spec.build, kwds, force=args.force)  # before a build too large to hold
+        model = spec.build(**kwds)
         if args.solve:
             from ..solvers import get_solver
 

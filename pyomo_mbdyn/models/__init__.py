@@ -1,62 +1,43 @@
 """Paper examples as runnable models (installed as ``pyomo_mbdyn.models``).
 
 Each module builds a multibody system and a problem on it and returns a Pyomo
-model; ``pyomo-mbdyn list`` shows what is here, with each module's
-``DESCRIPTION``.  The modules are declared in the entry-point group
-``pyomo_mbdyn.models`` (setup.cfg), as another package declares its own models
-(:func:`pyomo_mbdyn.plugins.models`).
+model, and ends with ``MODEL``, its :class:`~pyomo_mbdyn.model_spec.ModelSpec`
+(description, ``build``, options, what it conserves, its figures …);
+``pyomo-mbdyn list`` shows what is here.  The specs are declared in the
+entry-point group ``pyomo_mbdyn.models`` (setup.cfg), as another package
+declares its own models (:func:`pyomo_mbdyn.plugins.models`).
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
 import numbers
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
-from pyomo_mbdyn.plugins import models
+from pyomo_mbdyn.model_spec import COMMON_OPTIONS  # noqa: F401  (the options every build shares)
+from pyomo_mbdyn.plugins import model_spec, models
 
 if TYPE_CHECKING:
     _F = TypeVar("_F", bound=Callable[..., Any])
 
-#: model name → module of every declared model (:func:`pyomo_mbdyn.plugins.models`: the
-#: entry-point group ``pyomo_mbdyn.models``, where setup.cfg declares the modules here and
-#: another package its own); each module's ``DESCRIPTION`` is its one-line description
+#: model name → entry point of every declared model (:func:`pyomo_mbdyn.plugins.models`:
+#: the entry-point group ``pyomo_mbdyn.models``, where setup.cfg declares the models here
+#: and another package its own), each naming the model's ``ModelSpec``
 MODELS = models()
 
 
 def description(name: str) -> str:
-    """The one-line ``DESCRIPTION`` of model ``name`` (from its module)."""
-    return importlib.import_module(MODELS[name]).DESCRIPTION
-
-
-#: the options every model's ``build`` shares
-COMMON_OPTIONS = {"scheme": "the discrete scheme (pyomo-mbdyn run --scheme)",
-                  "steps": "the number of time steps N (pyomo-mbdyn run --steps)"}
+    """The one-line description of model ``name`` (its ``ModelSpec``)."""
+    return model_spec(name).description
 
 
 def options(name: str) -> list[dict[str, Any]]:
     """The options of model ``name``'s ``build()``: a list of ``{"name", "default",
-    "description"}`` in signature order, described by the module's ``OPTIONS`` dict
-    (``pyomo-mbdyn list --options MODEL``; ``--set KEY=VALUE`` passes them)."""
-
-    if name not in MODELS:
-        from pyomo_mbdyn.errors import ConfigurationError
-
-        raise ConfigurationError(f"unknown model {name!r}; available: {sorted(MODELS)}")
-    module = importlib.import_module(MODELS[name])
-    described = {**COMMON_OPTIONS, **getattr(module, "OPTIONS", {})}
-    out = []
-    for parameter in inspect.signature(module.build).parameters.values():
-        if parameter.kind in (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL):
-            continue
-        default: Any = None if parameter.default is inspect.Parameter.empty else parameter.default
-        if hasattr(default, "tolist"):
-            default = default.tolist()
-        out.append({"name": parameter.name, "default": default,
-                    "description": described.get(parameter.name, "")})
-    return out
+    "description"}`` in signature order, described by its ``ModelSpec.options``
+    (``pyomo-mbdyn list --options MODEL``; ``--set KEY=VALUE`` passes them;
+    :meth:`~pyomo_mbdyn.model_spec.ModelSpec.option_rows`)."""
+    return model_spec(name).option_rows()
 
 
 def model_build(build: _F) -> _F:
@@ -70,7 +51,7 @@ def model_build(build: _F) -> _F:
     parameters = inspect.signature(build).parameters
     open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
     module = build.__module__.rpartition(".")[2]
-    name = next((n for n, m in MODELS.items() if m.rpartition(".")[2] == module), module)
+    name = next((n for n, m in MODELS.items() if m.partition(":")[0].rpartition(".")[2] == module), module)
 
     @functools.wraps(build)
     def checked(*args: Any, **kwds: Any) -> Any:

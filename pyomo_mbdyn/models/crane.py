@@ -48,22 +48,20 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from pyomo_mbdyn.mechanics import CoordinateSystem, trig
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.models import model_build, paper_figures_for
 
 if TYPE_CHECKING:
     import numpy.typing as npt
     import pyomo.environ as pyo
 
-__all__ = ["build_system", "build", "drawing", "DESCRIPTION", "STEPS", "HORIZON", "Q0", "QF"]
+__all__ = ["build_system", "build", "drawing", "STEPS", "HORIZON", "Q0", "QF", "MODEL"]
 
-DESCRIPTION = "underactuated overhead crane, rest to rest: BEM = REM (thesis E5)"
 STEPS, HORIZON = 40, 3.0
 M_TROLLEY, J_WINCH, M_LOAD, RADIUS, GRAVITY = 10.0, 0.1, 100.0, 0.1, 9.81
 Q0 = np.array([0.0, 40.0, 0.0, 4.0])
 QF = np.array([5.0, 10.0, 5.0, 1.0])
 VELOCITIES = ("trolley.s", "winch.beta", "rope.swing")
-#: no momentum map is conserved; T + V + W is
-CONSERVED_MOMENTA = ()
 #: node configurations per scheme (the block option ``configurations``), chosen by measurement
 CONFIGURATIONS = {"bem": "absolute", "rem": "absolute", "gc": "chart"}
 
@@ -125,16 +123,6 @@ def theta_final() -> np.ndarray:
 
 #: the forms of the final rest condition (``build(final_rest=...)``)
 FINAL_REST = ("full", "reduced")
-#: the options of ``build`` (``pyomo-mbdyn list --options crane``)
-OPTIONS = {
-    "configurations": "node configurations of the block: 'absolute' (q = q(θ)) or 'lifted' (default per scheme: "
-                      "CONFIGURATIONS)",
-    "final_rest": "'full': v_N = 0, all four rows (the thesis); 'reduced': P(q_N)ᵀ M v_N = 0, three dof rows "
-                  "(rest in the degrees of freedom)",
-    "start": "'auto' (default: START per scheme, else the interpolated guess), 'guess' (the interpolated "
-             "guess) or a scheme name (that scheme's optimum on the same grid, its controls simulated by "
-             "this scheme)",
-}
 #: the default start per scheme: the Lobatto pair does not solve from the interpolated guess
 #: (N = 40: the iteration limit); from the REM optimum, simulated, in 5–6 iterations
 START = {"lobatto": "rem", "lobatto_gc": "rem"}
@@ -191,12 +179,29 @@ def build(scheme: str = "bem", steps: int = STEPS, configurations: str | None = 
     return m
 
 
-#: the unit of the constraint rows Φ = (x - s)² + z² - r²β² (the crane is given by formulas)
-CONSTRAINT_UNIT = "m²"
-
-
 paper_figures = paper_figures_for(
     ("bem", "rem"),
     coordinates="cf. Fig. 7.3 of the thesis (2: redundant coordinates)",
     controls="cf. Fig. 7.3 of the thesis (1: force and torque)",
     conservation="cf. Fig. 7.3 of the thesis (3: energy consistency)")
+
+
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="underactuated overhead crane, rest to rest: BEM = REM (thesis E5)",
+    build=build,
+    options={
+        "configurations": "node configurations of the block: 'absolute' (q = q(θ)) or 'lifted' (default per scheme: "
+                          "CONFIGURATIONS)",
+        "final_rest": "'full': v_N = 0, all four rows (the thesis); 'reduced': P(q_N)ᵀ M v_N = 0, three dof rows "
+                      "(rest in the degrees of freedom)",
+        "start": "'auto' (default: START per scheme, else the interpolated guess), 'guess' (the interpolated "
+                 "guess) or a scheme name (that scheme's optimum on the same grid, its controls simulated by "
+                 "this scheme)",
+    },
+    paper_figures=paper_figures,
+    # no momentum map is conserved; T + V + W is
+    conserved_momenta=(),
+    # the unit of the constraint rows Φ = (x - s)² + z² - r²β² (the crane is given by formulas)
+    constraint_unit="m²",
+)

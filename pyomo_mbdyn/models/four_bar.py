@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pyomo_mbdyn.mechanics import examples
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.models import finite_option, model_build
 
 if TYPE_CHECKING:
@@ -68,26 +69,15 @@ if TYPE_CHECKING:
     from pyomo_mbdyn.mechanics import MultibodySystem
     from pyomo_mbdyn.schemes.base import SchemeBlockData
 
-__all__ = ["build_system", "build", "evaluate", "loop_closure", "energy_balance", "closing_joint_forces",
-           "DESCRIPTION", "STEPS", "HORIZON", "TARGET", "SCHEMES"]
+__all__ = ["build_system", "build", "evaluate", "loop_closure", "energy_balance", "closing_joint_forces", "STEPS", "HORIZON", "TARGET", "SCHEMES", "MODEL"]
 
-DESCRIPTION = "crank-rocker four-bar (a closed loop): the crank turned rest to rest, minimum effort (ours)"
 STEPS, HORIZON = 20, 1.0
 #: the crank's turn [rad] from the assembled configuration
 TARGET = np.pi / 2
 #: the schemes that close a loop (multipliers on the active rows, or the partitioned null space)
 SCHEMES = ("bem", "rem", "dmocc", "dmocc_lm")
-#: gravity and the crank torque act: no momentum map is conserved; T + V + W is
-CONSERVED_MOMENTA = ()
 #: the loop-closing joint
 CLOSING_JOINT = "D"
-
-#: the options of ``build`` (``pyomo-mbdyn list --options four-bar``)
-OPTIONS = {
-    "target": "the crank's turn from the assembled configuration [rad], counter-clockwise positive, "
-              "−π < target < π (default π/2)",
-    "horizon": "the duration T of the motion [s], positive (default 1)",
-}
 
 
 def build_system() -> MultibodySystem:
@@ -108,7 +98,7 @@ def check_scheme(scheme: str, model: str) -> None:
 def build(scheme: str = "bem", steps: int = STEPS, target: float = TARGET,
           horizon: float = HORIZON) -> pyo.ConcreteModel:
     """The four-bar OCP ``m`` (``m.dyn`` scheme block, ``m.problem``): the crank turned by
-    ``target`` [rad] in ``horizon`` [s], rest to rest, J = h Σ ½u²; options: :data:`OPTIONS`."""
+    ``target`` [rad] in ``horizon`` [s], rest to rest, J = h Σ ½u²; options: ``MODEL.options``."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.errors import ConfigurationError
@@ -194,3 +184,19 @@ def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     if forces is not None:
         out["closing_joint_force_max"] = float(np.linalg.norm(forces, axis=1).max())
     return out
+
+
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="crank-rocker four-bar (a closed loop): the crank turned rest to rest, minimum effort (ours)",
+    build=build,
+    options={
+        "target": "the crank's turn from the assembled configuration [rad], counter-clockwise positive, "
+                  "−π < target < π (default π/2)",
+        "horizon": "the duration T of the motion [s], positive (default 1)",
+    },
+    schemes=SCHEMES,
+    evaluate=evaluate,
+    # gravity and the crank torque act: no momentum map is conserved; T + V + W is
+    conserved_momenta=(),
+)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, RigidBody, Spherical
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.models import model_build
 
 if TYPE_CHECKING:
@@ -29,13 +30,9 @@ if TYPE_CHECKING:
 
     from pyomo_mbdyn.schemes.base import SchemeBlockData
 
-__all__ = ["build_system", "initial_state", "initial_quaternion", "reference_position", "spin_rate",
-           "build", "DESCRIPTION", "HORIZON", "STEPS", "CONSERVED_MOMENTA"]
+__all__ = ["build_system", "initial_state", "initial_quaternion", "reference_position", "spin_rate", "build", "HORIZON", "STEPS", "MODEL"]
 
-DESCRIPTION = "heavy symmetric top in steady precession: quaternion EM against director EM (thesis E2)"
 HORIZON = 1.0
-#: gravity along e_3 and the fixed tip on the e_3 axis: only L_3 is conserved
-CONSERVED_MOMENTA = ("Lz",)
 H, RADIUS, DENSITY, G = 0.1, 0.05, 2700.0, 9.81
 THETA0, OMEGA_P = np.pi / 3, 10.0
 
@@ -90,13 +87,6 @@ def reference_position(t: float) -> np.ndarray:
 STEPS = 100
 
 
-#: the options of ``build`` (``pyomo-mbdyn list --options heavy-top``)
-OPTIONS = {
-    "initialize": "start the square block from the Newton stepper's solution of the same equations (default "
-                  "true; false: from the initial state)",
-}
-
-
 @model_build
 def build(scheme: str = "quaternion", steps: int = STEPS, initialize: bool = True) -> pyo.ConcreteModel:
     """A Pyomo model ``m`` with the square scheme block ``m.dyn`` over t ∈ [0, 1].
@@ -140,3 +130,17 @@ def paper_figures(dyn: SchemeBlockData) -> dict[str, str]:
     if dyn.scheme != "quaternion":
         return {}
     return {"conservation": "cf. Fig. 5.2 of the thesis (1: total energy and L₃ conserved)"}
+
+
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="heavy symmetric top in steady precession: quaternion EM against director EM (thesis E2)",
+    build=build,
+    options={
+        "initialize": "start the square block from the Newton stepper's solution of the same equations (default "
+                      "true; false: from the initial state)",
+    },
+    paper_figures=paper_figures,
+    # gravity along e_3 and the fixed tip on the e_3 axis: only L_3 is conserved
+    conserved_momenta=("Lz",),
+)

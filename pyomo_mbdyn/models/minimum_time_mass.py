@@ -40,22 +40,19 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from pyomo_mbdyn.mechanics import HamiltonianSystem, MultibodySystem, Prismatic, RigidBody
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.models import model_build
 
 if TYPE_CHECKING:
     import pyomo.environ as pyo
 
-__all__ = ["build_system", "build", "evaluate", "minimum_time", "effort_time_optimum", "DESCRIPTION",
-           "STEPS", "HORIZON", "SCHEMES"]
+__all__ = ["build_system", "build", "evaluate", "minimum_time", "effort_time_optimum", "STEPS", "HORIZON", "SCHEMES", "MODEL"]
 
-DESCRIPTION = "mass moved rest to rest in minimum time, |u| ≤ U: T* = 2√(md/U) (free final time)"
 STEPS, HORIZON, HORIZON_BOUNDS = 20, 3.0, (0.1, 100.0)
 MASS, DISTANCE, FORCE_LIMIT, TIME_WEIGHT = 2.0, 1.5, 3.0, 10.125
 MULTIBODY_SCHEMES = ("bem", "rem", "dmocc", "dmocc_lm", "gc", "rattle")
 SCHEMES = MULTIBODY_SCHEMES + ("direct-midpoint", "direct-gonzalez")
 OBJECTIVES = ("time", "effort+time")
-#: the slider's momentum changes by the applied impulse; T + V + W is conserved
-CONSERVED_MOMENTA = ()
 
 
 def minimum_time(mass: float = MASS, distance: float = DISTANCE, force_limit: float = FORCE_LIMIT) -> float:
@@ -85,16 +82,6 @@ def _check(name, value, positive=True):
 
         raise ConfigurationError(f"minimum-time-mass: option {name!r} must be a positive number, got {value!r}")
     return float(value)
-
-
-#: the options of ``build`` (``pyomo-mbdyn list --options minimum-time-mass``)
-OPTIONS = {
-    "mass": "m [kg]", "distance": "d [m], rest to rest", "force_limit": "U [N]: |u| ≤ U",
-    "objective": "'time' (minimum T), 'effort' (h Σ u² at fixed T) or 'effort+time'",
-    "time_weight": "weight of T in 'effort+time'", "horizon": "T [s] (fixed) or the start of the free T",
-    "bounds": "[lower, upper] of the free final time [s]",
-    "configurations": "node configurations of the block, for the schemes that have the option",
-}
 
 
 @model_build
@@ -185,6 +172,22 @@ def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     return {"exact_horizon": exact, "horizon_error": model.dyn.final_time_value - exact}
 
 
-#: units of the figures: coordinates, controls, energy, time, discrete Hamiltonian H^d
-#: (the unit of ½|u|²), the residuals of the state, costate and control equations
-UNITS = {"q": "m", "u": "N", "energy": "J", "time": "s", "Hd": "N²", "constraint": "each equation's own"}
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="mass moved rest to rest in minimum time, |u| ≤ U: T* = 2√(md/U) (free final time)",
+    build=build,
+    options={
+        "mass": "m [kg]", "distance": "d [m], rest to rest", "force_limit": "U [N]: |u| ≤ U",
+        "objective": "'time' (minimum T), 'effort' (h Σ u² at fixed T) or 'effort+time'",
+        "time_weight": "weight of T in 'effort+time'", "horizon": "T [s] (fixed) or the start of the free T",
+        "bounds": "[lower, upper] of the free final time [s]",
+        "configurations": "node configurations of the block, for the schemes that have the option",
+    },
+    schemes=SCHEMES,
+    evaluate=evaluate,
+    # the slider's momentum changes by the applied impulse; T + V + W is conserved
+    conserved_momenta=(),
+    # units of the figures: coordinates, controls, energy, time, discrete Hamiltonian H^d
+    # (the unit of ½|u|²), the residuals of the state, costate and control equations
+    units={"q": "m", "u": "N", "energy": "J", "time": "s", "Hd": "N²", "constraint": "each equation's own"},
+)

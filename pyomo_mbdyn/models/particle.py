@@ -22,6 +22,7 @@ import numpy as np
 
 from pyomo_mbdyn.mechanics.linalg import elementwise
 from pyomo_mbdyn.mechanics import HamiltonianSystem
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.ocp.dnco import dnco_model
 from pyomo_mbdyn.models import model_build
 
@@ -29,15 +30,12 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     import pyomo.environ as pyo
 
-__all__ = ["build_system", "build", "evaluate", "semicircle", "DESCRIPTION", "STEPS", "HORIZON", "SCHEMES"]
+__all__ = ["build_system", "build", "evaluate", "semicircle", "STEPS", "HORIZON", "SCHEMES", "MODEL"]
 
-DESCRIPTION = "particle in a central gravitational field, indirect H-conserving DNCO (thesis E7)"
 STEPS, HORIZON = 20, np.pi
 Q0, P0 = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
 QF, PF = np.array([0.0, 0.0, 1.5]), np.array([0.0, -1.0, 0.0])
 SCHEMES = ("dnco", "direct-gonzalez", "direct-midpoint", "dnco-midpoint")
-#: thrusters act: angular momentum is not conserved; T + V + W is reported
-CONSERVED_MOMENTA = ()
 
 
 def build_system() -> HamiltonianSystem:
@@ -54,17 +52,10 @@ def semicircle(t: npt.ArrayLike) -> np.ndarray:
     return np.column_stack([np.cos(t), np.sin(t), zero, -np.sin(t), np.cos(t), zero])
 
 
-#: the options of ``build`` (``pyomo-mbdyn list --options particle``)
-OPTIONS = {
-    "gradient": "the discrete gradient of the DNCO where the scheme names none ('dnco', 'direct'): "
-                "'gonzalez', 'greenspan' or 'midpoint' (default gonzalez)",
-}
-
-
 @model_build
 def build(scheme: str = "dnco", steps: int = STEPS, gradient: str | None = None) -> pyo.ConcreteModel:
     """The particle problem ``m`` (``m.dyn`` a DNCOBlock), started from the semicircle;
-    options: :data:`OPTIONS`."""
+    options: ``MODEL.options``."""
     m = dnco_model(build_system(), scheme, steps, HORIZON, name="particle", default_gradient="gonzalez",
                    gradient=gradient,
                    initial_position=Q0, initial_momentum=P0, final_position=QF, final_momentum=PF)
@@ -79,5 +70,18 @@ def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     return dnco_summary(model.dyn)
 
 
-#: units of the figures: unit mass in the field V = -1/|q|, the thesis's example is nondimensional
-UNITS = {"q": "1", "u": "1", "energy": "1", "time": "1", "Hd": "1", "constraint": "1"}
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="particle in a central gravitational field, indirect H-conserving DNCO (thesis E7)",
+    build=build,
+    options={
+        "gradient": "the discrete gradient of the DNCO where the scheme names none ('dnco', 'direct'): "
+                    "'gonzalez', 'greenspan' or 'midpoint' (default gonzalez)",
+    },
+    schemes=SCHEMES,
+    evaluate=evaluate,
+    # thrusters act: angular momentum is not conserved; T + V + W is reported
+    conserved_momenta=(),
+    # units of the figures: unit mass in the field V = -1/|q|, the thesis's example is nondimensional
+    units={"q": "1", "u": "1", "energy": "1", "time": "1", "Hd": "1", "constraint": "1"},
+)

@@ -26,21 +26,19 @@ import numpy as np
 
 from pyomo_mbdyn.mechanics.linalg import elementwise
 from pyomo_mbdyn.mechanics import HamiltonianSystem
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.ocp.dnco import dnco_model
 from pyomo_mbdyn.models import model_build
 
 if TYPE_CHECKING:
     import pyomo.environ as pyo
 
-__all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "STEPS", "HORIZON", "SCHEMES"]
+__all__ = ["build_system", "build", "evaluate", "STEPS", "HORIZON", "SCHEMES", "MODEL"]
 
-DESCRIPTION = "mathematical pendulum, horizontal to hanging, indirect H-conserving DNCO (thesis E6)"
 MASS, LENGTH, GRAVITY = 1.0, 1.0, 9.81
 STEPS, HORIZON = 20, 3.0
 Q0, QF = 0.0, np.pi / 2
 SCHEMES = ("dnco", "direct-midpoint", "direct-greenspan", "dnco-midpoint", "dnco-gonzalez", "direct-gonzalez")
-#: no momentum map is conserved (gravity and u act); T + V + W is reported
-CONSERVED_MOMENTA = ()
 
 
 def build_system() -> HamiltonianSystem:
@@ -50,17 +48,10 @@ def build_system() -> HamiltonianSystem:
                              names=["q"], name="pendulum")
 
 
-#: the options of ``build`` (``pyomo-mbdyn list --options pendulum``)
-OPTIONS = {
-    "gradient": "the discrete gradient of the DNCO where the scheme names none ('dnco', 'direct'): "
-                "'gonzalez', 'greenspan' or 'midpoint' (default greenspan)",
-}
-
-
 @model_build
 def build(scheme: str = "dnco", steps: int = STEPS, gradient: str | None = None) -> pyo.ConcreteModel:
     """The pendulum problem ``m`` (``m.dyn`` a DNCOBlock; ``m.dual`` for direct schemes);
-    options: :data:`OPTIONS`."""
+    options: ``MODEL.options``."""
     return dnco_model(build_system(), scheme, steps, HORIZON, name="pendulum", default_gradient="greenspan",
                       gradient=gradient, initial_position=[Q0], final_position=[QF])
 
@@ -72,6 +63,19 @@ def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     return dnco_summary(model.dyn)
 
 
-#: units of the figures: coordinates, controls, energy, time, discrete Hamiltonian H^d
-#: (the unit of ½|u|²), the residuals of the state, costate and control equations
-UNITS = {"q": "rad", "u": "N m", "energy": "J", "time": "s", "Hd": "(N m)²", "constraint": "each equation's own"}
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="mathematical pendulum, horizontal to hanging, indirect H-conserving DNCO (thesis E6)",
+    build=build,
+    options={
+        "gradient": "the discrete gradient of the DNCO where the scheme names none ('dnco', 'direct'): "
+                    "'gonzalez', 'greenspan' or 'midpoint' (default greenspan)",
+    },
+    schemes=SCHEMES,
+    evaluate=evaluate,
+    # no momentum map is conserved (gravity and u act); T + V + W is reported
+    conserved_momenta=(),
+    # units of the figures: coordinates, controls, energy, time, discrete Hamiltonian H^d
+    # (the unit of ½|u|²), the residuals of the state, costate and control equations
+    units={"q": "rad", "u": "N m", "energy": "J", "time": "s", "Hd": "(N m)²", "constraint": "each equation's own"},
+)

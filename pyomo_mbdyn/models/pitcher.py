@@ -81,14 +81,14 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody, Spherical
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.models import model_build, paper_figures_for
 
 if TYPE_CHECKING:
     import pyomo.environ as pyo
 
-__all__ = ["build_system", "build", "hand_position", "elbow_angle_rows", "DESCRIPTION", "STEPS", "HORIZON"]
+__all__ = ["build_system", "build", "hand_position", "elbow_angle_rows", "STEPS", "HORIZON", "MODEL"]
 
-DESCRIPTION = "throwing arm (torso, shoulder, elbow) maximising the hand's momentum (DMOCC §7.3)"
 STEPS, HORIZON, HORIZON_BOUNDS = 36, 0.415, (0.05, 1.0)
 THETA0_ELBOW = -np.pi / 4
 FOREARM_LENGTH, FOREARM_MASS = 0.35, 1.6
@@ -101,9 +101,6 @@ JOINT_RANGES = {"torso.angle": (-np.pi / 2, np.pi / 2), "shoulder.wx": (-2.0, 2.
 #: node configurations per scheme (absolute: the paper's form)
 CONFIGURATIONS = {"dmocc": "absolute", "dmocc_lm": None, "rem": "lifted"}
 EFFORT_WEIGHT = 1e-3
-#: L₃ changes only through the torso torque (checked by the tests), not conserved
-CONSERVED_MOMENTA = ()
-ENERGY_BALANCE = False
 
 
 def build_system() -> MultibodySystem:
@@ -144,16 +141,6 @@ def elbow_angle_rows(system: MultibodySystem, q: Sequence[Any] | np.ndarray) -> 
     fore = system.body_coordinates(q, "forearm")
     a2, a3, f3 = upper[6:9], upper[9:12], fore[9:12]  # d3' = cos θ d3 - sin θ d2 (rotation about d1)
     return (-sum(f3[i] * a2[i] for i in range(3)), sum(f3[i] * a3[i] for i in range(3)))
-
-
-#: the options of ``build`` (``pyomo-mbdyn list --options pitcher``)
-OPTIONS = {
-    "configurations": "node configurations of the block (default per scheme: CONFIGURATIONS)",
-    "free_time": "T free within bounds (default true, the paper's problem); false: T = horizon",
-    "horizon": "the final time T [s], or the start of the free T",
-    "bounds": "[lower, upper] of the free final time [s]",
-    "increment_limit": "bound on the joint-angle steps per interval [rad] (null: none)",
-}
 
 
 @model_build
@@ -248,3 +235,22 @@ paper_figures = paper_figures_for(
     snapshots="cf. DMOCC paper Fig. 7.14 (the optimal pitch)",
     controls="cf. DMOCC paper Fig. 7.15 (torques)",
     conservation="cf. DMOCC paper Figs. 7.16–7.17 (L₃ changes exactly by the torso torque; energy)")
+
+
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="throwing arm (torso, shoulder, elbow) maximising the hand's momentum (DMOCC §7.3)",
+    build=build,
+    options={
+        "configurations": "node configurations of the block (default per scheme: CONFIGURATIONS)",
+        "free_time": "T free within bounds (default true, the paper's problem); false: T = horizon",
+        "horizon": "the final time T [s], or the start of the free T",
+        "bounds": "[lower, upper] of the free final time [s]",
+        "increment_limit": "bound on the joint-angle steps per interval [rad] (null: none)",
+    },
+    evaluate=evaluate,
+    paper_figures=paper_figures,
+    # L₃ changes only through the torso torque (checked by the tests), not conserved
+    conserved_momenta=(),
+    energy_balance=False,
+)

@@ -42,22 +42,19 @@ import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
 from pyomo_mbdyn.mechanics.linalg import rotation_exp
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.models import model_build, paper_figures_for
 
 if TYPE_CHECKING:
     import numpy.typing as npt
     import pyomo.environ as pyo
 
-__all__ = ["build_system", "build", "target_rotation", "DESCRIPTION", "STEPS", "HORIZON"]
+__all__ = ["build_system", "build", "target_rotation", "STEPS", "HORIZON", "MODEL"]
 
-DESCRIPTION = "three-rotor satellite turned by π about (1,2,3)/√14 by its rotors (DMOCC §7.2)"
 STEPS, HORIZON = 50, 5.0
 #: the node configurations per scheme (others: the block's own default, e.g. GC's chart)
 CONFIGURATIONS = {"dmocc": "absolute"}
 ROTATION = np.pi / np.sqrt(14) * np.array([1.0, 2.0, 3.0])
-#: joint torques only: the total angular momentum is conserved (and zero)
-CONSERVED_MOMENTA = ("Lx", "Ly", "Lz")
-ENERGY_BALANCE = False
 
 
 def _check_rotors(rotors):
@@ -130,21 +127,6 @@ def _rotation_vector(target):
 
 #: the forms of the final rest (``build(final_rest=...)``)
 FINAL_REST = ("rotors", "all")
-#: the options of ``build`` (``pyomo-mbdyn list --options satellite``)
-OPTIONS = {
-    "rotors": "the rotors kept, a subset of [1, 2, 3] (default all three)",
-    "remove_rotor": "a rotor to remove, 1, 2 or 3 (the paper's underactuated case removes 3); "
-                    "the same as rotors without it",
-    "target": "the final orientation of the main body as a rotation vector [rad] (default π/√14 (1, 2, 3))",
-    "data": "'exact': the closed forms of the inertias (default); 'table': Table 4.1 of the thesis as printed",
-    "increment_bound": "bound on the rotation increments per step [rad] (anti-aliasing; 0 or null: none)",
-    "guess": "'simulate': a simulated zero-momentum motion (default); 'interpolate': equal steps about the axis",
-    "configurations": "node configurations of the block (default per scheme: CONFIGURATIONS, DMOCC 'absolute'; "
-                      "else the block's own)",
-    "exclude_half_turns": "the row tr(R_targetᵀ R_N) ≥ 1, excluding the half-turn points of the skew condition",
-    "final_rest": "'rotors': the rotor rows only (default: the main body's six rows are the conserved momenta); "
-                  "'all': keep them too — dependent rows, LICQ fails (for pyomo-mbdyn diagnose)",
-}
 
 
 @model_build
@@ -153,7 +135,7 @@ def build(scheme: str = "dmocc", steps: int = STEPS, rotors: Sequence[int] = (1,
           exclude_half_turns: bool = True, target: npt.ArrayLike | None = None, data: str = "exact",
           remove_rotor: int | None = None, final_rest: str = "rotors") -> pyo.ConcreteModel:
     """The reorientation OCP ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``); the options are
-    :data:`OPTIONS`.
+    ``MODEL.options``.
 
     ``guess="simulate"`` (default): rotor torques that spin the rotors up and
     down again (rates ∝ sin²(πt/T)), simulated by the scheme — a dynamically
@@ -290,3 +272,28 @@ paper_figures = paper_figures_for(
     snapshots="cf. DMOCC paper Fig. 7.7 (rigid body with three rotors)",
     controls="cf. DMOCC paper Fig. 7.8 (torque)",
     conservation="cf. DMOCC paper Fig. 7.9 (energy and angular momentum, zero throughout)")
+
+
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="three-rotor satellite turned by π about (1,2,3)/√14 by its rotors (DMOCC §7.2)",
+    build=build,
+    options={
+        "rotors": "the rotors kept, a subset of [1, 2, 3] (default all three)",
+        "remove_rotor": "a rotor to remove, 1, 2 or 3 (the paper's underactuated case removes 3); "
+                        "the same as rotors without it",
+        "target": "the final orientation of the main body as a rotation vector [rad] (default π/√14 (1, 2, 3))",
+        "data": "'exact': the closed forms of the inertias (default); 'table': Table 4.1 of the thesis as printed",
+        "increment_bound": "bound on the rotation increments per step [rad] (anti-aliasing; 0 or null: none)",
+        "guess": "'simulate': a simulated zero-momentum motion (default); 'interpolate': equal steps about the axis",
+        "configurations": "node configurations of the block (default per scheme: CONFIGURATIONS, DMOCC 'absolute'; "
+                          "else the block's own)",
+        "exclude_half_turns": "the row tr(R_targetᵀ R_N) ≥ 1, excluding the half-turn points of the skew condition",
+        "final_rest": "'rotors': the rotor rows only (default: the main body's six rows are the conserved momenta); "
+                      "'all': keep them too — dependent rows, LICQ fails (for pyomo-mbdyn diagnose)",
+    },
+    paper_figures=paper_figures,
+    # joint torques only: the total angular momentum is conserved (and zero)
+    conserved_momenta=("Lx", "Ly", "Lz"),
+    energy_balance=False,
+)

@@ -27,29 +27,16 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.models import model_build, satellite
 
 if TYPE_CHECKING:
     import pyomo.environ as pyo
 
-__all__ = ["build", "evaluate", "DESCRIPTION", "STEPS", "HORIZON", "KEEP", "BOUND"]
+__all__ = ["build", "evaluate", "STEPS", "HORIZON", "KEEP", "BOUND", "MODEL"]
 
-DESCRIPTION = "satellite reorientation: which 2 of 3 rotor motors to keep (MINLP, Bonmin)"
 STEPS, HORIZON = satellite.STEPS, satellite.HORIZON
 KEEP, BOUND = 2, 5.0e3
-CONSERVED_MOMENTA = satellite.CONSERVED_MOMENTA
-ENERGY_BALANCE = satellite.ENERGY_BALANCE
-
-
-#: the options of ``build`` (``pyomo-mbdyn list --options satellite-actuator-selection``)
-OPTIONS = {
-    "keep": "how many of the three rotor motors to keep (default 2)",
-    "bound": "U [N m] of |u| ≤ U y per motor (above what the kept motors need)",
-    "cost": "fixed cost per kept motor added to the objective (a number or a dict per motor; null: none)",
-    "increment_bound": "bound on the rotation increments per step [rad]",
-    "guess": "'interpolate' (default) or 'simulate', as for satellite",
-    "kept": "a list of motors (\"axle1.angle\", …) to fix instead of choosing (the NLP of that subset)",
-}
 
 
 @model_build
@@ -75,3 +62,21 @@ def build(scheme: str = "dmocc", steps: int = STEPS, keep: int = KEEP, bound: fl
 def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     """``active_actuators``: the rotor motors kept."""
     return {"active_actuators": model.problem.active_actuators()}
+
+
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="satellite reorientation: which 2 of 3 rotor motors to keep (MINLP, Bonmin)",
+    build=build,
+    options={
+        "keep": "how many of the three rotor motors to keep (default 2)",
+        "bound": "U [N m] of |u| ≤ U y per motor (above what the kept motors need)",
+        "cost": "fixed cost per kept motor added to the objective (a number or a dict per motor; null: none)",
+        "increment_bound": "bound on the rotation increments per step [rad]",
+        "guess": "'interpolate' (default) or 'simulate', as for satellite",
+        "kept": "a list of motors (\"axle1.angle\", …) to fix instead of choosing (the NLP of that subset)",
+    },
+    evaluate=evaluate,
+    conserved_momenta=satellite.MODEL.conserved_momenta,
+    energy_balance=satellite.MODEL.energy_balance,
+)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.models import model_build
 
 if TYPE_CHECKING:
@@ -34,9 +35,8 @@ if TYPE_CHECKING:
     from pyomo_mbdyn.mechanics import MultibodySystem
     from pyomo_mbdyn.schemes.base import SchemeBlockData
 
-__all__ = ["build_system", "initial_state", "build", "schemes", "CASES", "DESCRIPTION"]
+__all__ = ["build_system", "initial_state", "build", "schemes", "CASES", "MODEL"]
 
-DESCRIPTION = "three-rotor satellite, forward dynamics with rotor friction or torques (thesis E1)"
 
 #: horizon and default steps of the thesis
 HORIZON = 5.0
@@ -69,16 +69,6 @@ def initial_state(system: MultibodySystem, case: str = "friction") -> tuple[np.n
         nu0 = np.zeros(9)
         controls = np.full(3, -200.0)  # the thesis's ū = 200: applied torque -200 N m
     return q0, system.null_space(q0) @ nu0, controls
-
-
-#: the options of ``build`` (``pyomo-mbdyn list --options satellite-spin``)
-OPTIONS = {
-    "case": "'friction' (thesis Fig. 4.9: joint friction k = 100, no torques) or 'torque' (Fig. 4.8: rotor "
-            "torques 200 in the thesis's sign, applied -200 N m, from rest)",
-    "contravariant": "the contravariant control matrix B (default true: angular momentum exact); false: the "
-                     "plain midpoint B (drifts by O(h²))",
-    "initialize": "start the square block from the Newton stepper's solution (default true)",
-}
 
 
 @model_build
@@ -142,3 +132,18 @@ def paper_figures(dyn: SchemeBlockData) -> dict[str, str]:
     figure = "4.9" if dyn.system.friction.any() else "4.8"
     return {"conservation": f"cf. Fig. {figure} of the thesis (bottom: consistent incorporation; "
                             "kinetic energy and angular momentum)"}
+
+
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="three-rotor satellite, forward dynamics with rotor friction or torques (thesis E1)",
+    build=build,
+    options={
+        "case": "'friction' (thesis Fig. 4.9: joint friction k = 100, no torques) or 'torque' (Fig. 4.8: rotor "
+                "torques 200 in the thesis's sign, applied -200 N m, from rest)",
+        "contravariant": "the contravariant control matrix B (default true: angular momentum exact); false: the "
+                         "plain midpoint B (drifts by O(h²))",
+        "initialize": "start the square block from the Newton stepper's solution (default true)",
+    },
+    paper_figures=paper_figures,
+)

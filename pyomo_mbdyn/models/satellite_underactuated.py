@@ -31,23 +31,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.models import model_build, paper_figures_for, satellite
 
 if TYPE_CHECKING:
     import pyomo.environ as pyo
 
-__all__ = ["build", "DESCRIPTION", "STEPS", "HORIZON", "ROTORS"]
+__all__ = ["build", "STEPS", "HORIZON", "ROTORS", "MODEL"]
 
-DESCRIPTION = "satellite turned by π about (1,2,3)/√14 with two rotors only (DMOCC §7.2)"
 STEPS, HORIZON = satellite.STEPS, satellite.HORIZON
 ROTORS = (1, 2)
-CONSERVED_MOMENTA = satellite.CONSERVED_MOMENTA
-ENERGY_BALANCE = satellite.ENERGY_BALANCE
-
-
-#: the options of ``build`` (``pyomo-mbdyn list --options satellite-underactuated``)
-OPTIONS = {name: text for name, text in satellite.OPTIONS.items()
-           if name in ("increment_bound", "guess", "configurations", "exclude_half_turns")}
 
 
 @model_build
@@ -67,3 +60,15 @@ paper_figures = paper_figures_for(
     snapshots="cf. DMOCC paper Fig. 7.10 (rigid body with two rotors)",
     controls="cf. DMOCC paper Fig. 7.12 (torque)",
     conservation="cf. DMOCC paper Fig. 7.11 (energy and angular momentum)")
+
+
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="satellite turned by π about (1,2,3)/√14 with two rotors only (DMOCC §7.2)",
+    build=build,
+    options={name: text for name, text in satellite.MODEL.options.items()
+               if name in ("increment_bound", "guess", "configurations", "exclude_half_turns")},
+    paper_figures=paper_figures,
+    conserved_momenta=satellite.MODEL.conserved_momenta,
+    energy_balance=satellite.MODEL.energy_balance,
+)

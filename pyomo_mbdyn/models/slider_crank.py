@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pyomo_mbdyn.mechanics import examples
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.models import finite_option, model_build
 from pyomo_mbdyn.models.four_bar import SCHEMES, check_scheme, energy_balance, loop_closure, \
     objective_value, partition_condition_max
@@ -51,23 +52,13 @@ if TYPE_CHECKING:
 
     from pyomo_mbdyn.mechanics import MultibodySystem
 
-__all__ = ["build_system", "build", "evaluate", "crank_angle", "piston_position", "DESCRIPTION", "STEPS",
-           "HORIZON", "TARGET", "SCHEMES"]
+__all__ = ["build_system", "build", "evaluate", "crank_angle", "piston_position", "STEPS", "HORIZON", "TARGET", "SCHEMES", "MODEL"]
 
-DESCRIPTION = "slider-crank (a closed loop with a prismatic joint): the piston to a target, minimum effort (ours)"
 STEPS, HORIZON = 20, 1.0
 #: crank radius r and rod length L [m]; the crank's angle from e₁ at assembly [rad]
 CRANK, ROD, START_ANGLE = 0.3, 1.0, np.pi / 2
 #: the piston's final position [m]
 TARGET = 1.1
-#: gravity and the crank torque act: no momentum map is conserved; T + V + W is
-CONSERVED_MOMENTA = ()
-
-#: the options of ``build`` (``pyomo-mbdyn list --options slider-crank``)
-OPTIONS = {
-    "target": f"the piston's final position x [m], strictly between the dead centres L − r = {ROD - CRANK:g} "
-              f"and L + r = {ROD + CRANK:g} (default {TARGET:g})",
-}
 
 
 def build_system() -> MultibodySystem:
@@ -100,7 +91,7 @@ def _reachable(target):
 @model_build
 def build(scheme: str = "bem", steps: int = STEPS, target: float = TARGET) -> pyo.ConcreteModel:
     """The slider-crank OCP ``m`` (``m.dyn`` scheme block, ``m.problem``): the piston moved to
-    ``target`` [m] in T = 1 s, rest to rest, J = h Σ ½u²; options: :data:`OPTIONS`."""
+    ``target`` [m] in T = 1 s, rest to rest, J = h Σ ½u²; options: ``MODEL.options``."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.ocp import OptimalControlProblem, interpolated_trajectory
@@ -134,3 +125,18 @@ def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
             "loop_closure": loop_closure(dyn.system, q), "energy_balance": energy_balance(dyn),
             "dropped_constraints": list(dyn.system.dropped_constraints),
             "partition_condition_max": partition_condition_max(dyn)}
+
+
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="slider-crank (a closed loop with a prismatic joint): the piston to a target, minimum effort (ours)",
+    build=build,
+    options={
+        "target": f"the piston's final position x [m], strictly between the dead centres L − r = {ROD - CRANK:g} "
+                  f"and L + r = {ROD + CRANK:g} (default {TARGET:g})",
+    },
+    schemes=SCHEMES,
+    evaluate=evaluate,
+    # gravity and the crank torque act: no momentum map is conserved; T + V + W is
+    conserved_momenta=(),
+)

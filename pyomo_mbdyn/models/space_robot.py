@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.models import model_build
 
 if TYPE_CHECKING:
@@ -54,11 +55,8 @@ if TYPE_CHECKING:
 
     from pyomo_mbdyn.mechanics import MultibodySystem
 
-__all__ = ["build_system", "build", "evaluate", "flange_position", "DESCRIPTION", "CONSERVED_MOMENTA", "STEPS",
-           "HORIZON", "START", "TARGET", "CASES", "SCHEMES", "EXACT", "ROTATION"]
+__all__ = ["build_system", "build", "evaluate", "flange_position", "STEPS", "HORIZON", "START", "TARGET", "CASES", "SCHEMES", "EXACT", "ROTATION", "MODEL"]
 
-DESCRIPTION = ("free-floating space robot from URDF (300 kg satellite + Panda arm, zero gravity): arm point to "
-               "point, base attitude manoeuvre or reach, momentum kept exactly")
 STEPS = 50
 #: the horizon per case [s]
 HORIZONS = {"arm": 1.5, "attitude": 4.0, "reach": 1.5}
@@ -74,8 +72,6 @@ EXACT = ("rem", "bem", "dmocc")
 #: IPOPT's ``constr_viol_tol`` for them (its default, 1e-4, lets DMOCC's reach end at 2.2e-10
 #: relative momentum error; 1e-12 gives 6.6e-14 in 2 more iterations)
 CONSTRAINT_TOLERANCE = 1e-12
-#: joint torques only, no gravity: the total linear and angular momentum are conserved
-CONSERVED_MOMENTA = ("px", "py", "pz", "Lx", "Ly", "Lz")
 #: the start per (scheme, case) of ``initial="auto"``: another scheme's optimum.  bem's attitude
 #: manoeuvre from the loop start ends at another local optimum (J = 45.67, 117 iterations, against
 #: rem's 12.79 in 53); from rem's optimum, whose controls bem simulates into the same motion (the
@@ -91,22 +87,6 @@ ROTATION = (0.0, 0.0, 0.1)
 FLANGE = "panda_link8"
 BASE = "satellite"
 ARM = tuple(f"panda_joint{i}" for i in range(1, 8))
-
-#: the options of ``build`` (``pyomo-mbdyn list --options space-robot``)
-OPTIONS = {
-    "case": "'arm' (default: the arm to a pose, base free), 'attitude' (turn the base, the arm back at its start) "
-            "or 'reach' (the flange at a point, all at rest)",
-    "horizon": "the duration T [s] (default per case: arm 1.5, attitude 4, reach 1.5)",
-    "start": "the 7 arm joint angles at t = 0 [rad] (default: the Panda's 'ready' pose)",
-    "target": "case 'arm': the 7 arm joint angles at T [rad] (default: the Panda model's target)",
-    "rotation": "case 'attitude': the base's rotation as a rotation vector [rad] (default (0, 0, 0.1))",
-    "point": "case 'reach': the flange's final position in the inertial frame [m] (default: the target pose's, "
-             "base held still)",
-    "velocity_limits": "the URDF's velocity limits on the joint rates, true or false (default true)",
-    "configurations": "node configurations of the block (default per scheme: CONFIGURATIONS)",
-    "initial": "'auto' (bem's attitude case from rem's optimum: INITIAL), 'guess' (the model's own start) or a "
-               "scheme whose optimum starts this one",
-}
 
 
 def build_system() -> MultibodySystem:
@@ -175,7 +155,7 @@ def build(scheme: str = "rem", steps: int = STEPS, case: str = "arm", horizon: f
           point: npt.ArrayLike | None = None, velocity_limits: bool = True, configurations: str | None = None,
           initial: str = "auto") -> pyo.ConcreteModel:
     """The space-robot OCP ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``) of ``case``; options:
-    :data:`OPTIONS`.  ``initial``: ``"auto"`` (:data:`INITIAL`: bem's attitude manoeuvre from
+    ``MODEL.options``.  ``initial``: ``"auto"`` (:data:`INITIAL`: bem's attitude manoeuvre from
     rem's optimum, :func:`pyomo_mbdyn.ocp.warm_start.start_from_scheme`), ``"guess"`` (the
     model's own start) or a scheme name; ``m.start_description`` says which start was taken."""
     import pyomo.environ as pyo
@@ -269,3 +249,29 @@ def evaluate(m: pyo.ConcreteModel) -> dict[str, Any]:
             "momentum_scale_linear": errors["linear_scale"], "momentum_scale_angular": errors["angular_scale"],
             "base_rotation": Rotation.from_matrix(R).as_rotvec().tolist(),
             "flange_position": np.asarray(position, float).tolist()}
+
+
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="free-floating space robot from URDF (300 kg satellite + Panda arm, zero gravity): arm point to "
+                   "point, base attitude manoeuvre or reach, momentum kept exactly",
+    build=build,
+    options={
+        "case": "'arm' (default: the arm to a pose, base free), 'attitude' (turn the base, the arm back at its start) "
+                "or 'reach' (the flange at a point, all at rest)",
+        "horizon": "the duration T [s] (default per case: arm 1.5, attitude 4, reach 1.5)",
+        "start": "the 7 arm joint angles at t = 0 [rad] (default: the Panda's 'ready' pose)",
+        "target": "case 'arm': the 7 arm joint angles at T [rad] (default: the Panda model's target)",
+        "rotation": "case 'attitude': the base's rotation as a rotation vector [rad] (default (0, 0, 0.1))",
+        "point": "case 'reach': the flange's final position in the inertial frame [m] (default: the target pose's, "
+                 "base held still)",
+        "velocity_limits": "the URDF's velocity limits on the joint rates, true or false (default true)",
+        "configurations": "node configurations of the block (default per scheme: CONFIGURATIONS)",
+        "initial": "'auto' (bem's attitude case from rem's optimum: INITIAL), 'guess' (the model's own start) or a "
+                   "scheme whose optimum starts this one",
+    },
+    schemes=SCHEMES,
+    evaluate=evaluate,
+    # joint torques only, no gravity: the total linear and angular momentum are conserved
+    conserved_momenta=("px", "py", "pz", "Lx", "Ly", "Lz"),
+)

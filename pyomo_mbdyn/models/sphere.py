@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, RigidBody
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.models import check_scheme, model_build, paper_figures_for
 
 if TYPE_CHECKING:
     import numpy.typing as npt
     import pyomo.environ as pyo
 
-__all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "AXIS", "TARGET", "SCHEMES"]
+__all__ = ["build_system", "build", "STEPS", "HORIZON", "AXIS", "TARGET", "SCHEMES", "MODEL"]
 
-DESCRIPTION = "rigid sphere, rest to rest with three turns, minimum control effort (DMOCC §7.1)"
 STEPS, HORIZON = 30, 3.0
 #: the schemes that carry the sphere's full turn: the director forms (the chart of
 #: ``gc`` has a rotation vector, singular at 2π; ``quaternion`` and ``dnco`` have no controls)
@@ -38,9 +38,6 @@ RADIUS, DENSITY = 0.05, 27000.0
 START, TARGET = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 2.0])
 AXIS = np.array([-1.0, 1.0, 1.0]) / np.sqrt(3)
 TURNS = 3
-#: forces and torques act: neither energy nor momentum is an invariant to report
-CONSERVED_MOMENTA = ()
-ENERGY_BALANCE = False
 
 
 def build_system() -> MultibodySystem:
@@ -56,16 +53,6 @@ def build_system() -> MultibodySystem:
 
 #: up to this N the dmocc model is built in the paper's minimal form
 MINIMAL_UP_TO = 50
-
-
-#: the options of ``build`` (``pyomo-mbdyn list --options sphere``)
-OPTIONS = {
-    "target": "the final position of the centre [m] (default (0, 1, 2), the paper's)",
-    "turns": "how many turns about (-1, 1, 1)/√3 the initial guess makes (default 3, the paper's motion; "
-             "the final orientation is the identity either way, so the guess selects the turns)",
-    "increment_bound": "bound on the rotation increments per step [rad] (anti-aliasing; 0 or null: none)",
-    "configurations": "dmocc: 'minimal' (the paper's form, default up to N = 50) or 'lifted'",
-}
 
 
 @model_build
@@ -134,3 +121,22 @@ paper_figures = paper_figures_for(
     snapshots="cf. DMOCC paper Fig. 7.2 (configuration of the rigid sphere)",
     controls="cf. DMOCC paper Fig. 7.4 (force and torque)",
     conservation="cf. DMOCC paper Figs. 7.5–7.6 (energy; change and consistency of angular momentum)")
+
+
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="rigid sphere, rest to rest with three turns, minimum control effort (DMOCC §7.1)",
+    build=build,
+    options={
+        "target": "the final position of the centre [m] (default (0, 1, 2), the paper's)",
+        "turns": "how many turns about (-1, 1, 1)/√3 the initial guess makes (default 3, the paper's motion; "
+                 "the final orientation is the identity either way, so the guess selects the turns)",
+        "increment_bound": "bound on the rotation increments per step [rad] (anti-aliasing; 0 or null: none)",
+        "configurations": "dmocc: 'minimal' (the paper's form, default up to N = 50) or 'lifted'",
+    },
+    schemes=SCHEMES,
+    paper_figures=paper_figures,
+    # forces and torques act: neither energy nor momentum is an invariant to report
+    conserved_momenta=(),
+    energy_balance=False,
+)

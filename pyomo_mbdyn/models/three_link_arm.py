@@ -77,6 +77,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pyomo_mbdyn.mechanics import MultibodySystem, Revolute, RigidBody
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.models import finite_option, model_build
 
 if TYPE_CHECKING:
@@ -85,10 +86,8 @@ if TYPE_CHECKING:
 
     from pyomo_mbdyn.schemes.base import SchemeBlockData
 
-__all__ = ["build_system", "build", "DESCRIPTION", "STEPS", "HORIZON", "ALPHA0", "ALPHAF",
-           "joint_angles"]
+__all__ = ["build_system", "build", "STEPS", "HORIZON", "ALPHA0", "ALPHAF", "joint_angles", "MODEL"]
 
-DESCRIPTION = "planar three-link arm, rest to rest, BEM = REM against GC (thesis E3)"
 STEPS, HORIZON, GRAVITY = 20, 3.0, 9.81
 #: Table 6.1: mass, E1, E2, length
 LINKS = ((30.0, 1.225, 143.3027, 7.0), (25.0, 1.0208, 88.0208, 6.0), (10.0, 0.4083, 60.2083, 8.0))
@@ -102,8 +101,6 @@ TIME_BOUNDS = (0.5, 10.0)
 #: keep_motors: the bound U of |u| ≤ U y (above the 4409 N m the kept pairs need)
 MOTOR_BOUND = 1.0e4
 DAMPING = 300.0
-#: gravity and joint torques act: no momentum is conserved; T + V + W (+ D) is
-CONSERVED_MOMENTA = ()
 #: node configurations per scheme (the block option ``configurations``), chosen by measurement
 CONFIGURATIONS = {"bem": "absolute", "rem": "absolute", "dmocc": "absolute", "gc": "chart"}
 
@@ -153,20 +150,6 @@ def joint_angles(q: npt.ArrayLike) -> Any:
 
 #: initial guesses (``build(guess=...)``)
 GUESSES = ("interpolated", "rest", "simulated")
-#: the options of ``build`` (``pyomo-mbdyn list --options three-link-arm``)
-OPTIONS = {
-    "case": "'free' (Ch. 7), 'bounded' (Ch. 6 (i): applied wrist torque u₃ ≤ 0, the thesis's ū₃ ≥ 0), "
-            "'damped' (Ch. 6 (ii): joint damping 300), "
-            "'time' (minimum time with |u| ≤ (3000, 2000, 1000) N m)",
-    "gravity": "g [m/s²] along -e2 (default 9.81; the thesis does not print it)",
-    "guess": "'interpolated': joint angles on the quintic rest-to-rest profile (default); 'rest': the arm held "
-             "at α₀ (the thesis's constant guess); 'simulated': the scheme driven by the interpolated guess's "
-             "torques from rest (a motion of the scheme that misses the target)",
-    "configurations": "node configurations of the block (default per scheme: CONFIGURATIONS)",
-    "keep_motors": "keep only this many of the three motors (a MINLP for casadi_bonmin); null: all",
-    "gradient": "with --scheme dnco or direct: the discrete gradient, 'gonzalez' (default), 'greenspan' or "
-                "'midpoint' (thesis Ch. 8)",
-}
 
 
 @model_build
@@ -174,7 +157,7 @@ def build(scheme: str = "rem", steps: int | None = None, case: str = "free", con
           keep_motors: int | None = None, gravity: float = GRAVITY, guess: str = "interpolated",
           gradient: str | None = None) -> pyo.ConcreteModel:
     """The arm OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem) with the
-    guess ``guess`` (see the module docstring; options: :data:`OPTIONS`); N = 20 by default, and for
+    guess ``guess`` (see the module docstring; options: ``MODEL.options``); N = 20 by default, and for
     ``scheme="dnco"`` (or ``"direct-<gradient>"``) the joint-angle problem of
     :mod:`pyomo_mbdyn.models.three_link_arm_dnco` with its N = 40.
     ``configurations``: the block's form of node configurations (default
@@ -251,11 +234,6 @@ def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     return {}
 
 
-#: units of the DNCO variant's figures (a HamiltonianSystem): coordinates, controls, energy,
-#: time, discrete Hamiltonian H^d (the unit of ½|u|²), the residuals (each equation's own)
-UNITS = {"q": "rad", "u": "N m", "energy": "J", "time": "s", "Hd": "(N m)²", "constraint": "each equation's own"}
-
-
 def _case(dyn):
     """The arm's case as the thesis names it: free (Ch. 7), bounded (Ch. 6 (i)) or damped (Ch. 6 (ii))."""
     if dyn.free_horizon:
@@ -281,3 +259,30 @@ def paper_figures(dyn: SchemeBlockData) -> dict[str, str]:
     return {"snapshots": f"cf. Fig. {snapshots} of the thesis (snapshots)",
             "controls": f"cf. Fig. {results} of the thesis (1: torques)",
             "conservation": f"cf. Fig. {results} of the thesis (3: energy consistency)"}
+
+
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="planar three-link arm, rest to rest, BEM = REM against GC (thesis E3)",
+    build=build,
+    options={
+        "case": "'free' (Ch. 7), 'bounded' (Ch. 6 (i): applied wrist torque u₃ ≤ 0, the thesis's ū₃ ≥ 0), "
+                "'damped' (Ch. 6 (ii): joint damping 300), "
+                "'time' (minimum time with |u| ≤ (3000, 2000, 1000) N m)",
+        "gravity": "g [m/s²] along -e2 (default 9.81; the thesis does not print it)",
+        "guess": "'interpolated': joint angles on the quintic rest-to-rest profile (default); 'rest': the arm held "
+                 "at α₀ (the thesis's constant guess); 'simulated': the scheme driven by the interpolated guess's "
+                 "torques from rest (a motion of the scheme that misses the target)",
+        "configurations": "node configurations of the block (default per scheme: CONFIGURATIONS)",
+        "keep_motors": "keep only this many of the three motors (a MINLP for casadi_bonmin); null: all",
+        "gradient": "with --scheme dnco or direct: the discrete gradient, 'gonzalez' (default), 'greenspan' or "
+                    "'midpoint' (thesis Ch. 8)",
+    },
+    evaluate=evaluate,
+    paper_figures=paper_figures,
+    # gravity and joint torques act: no momentum is conserved; T + V + W (+ D) is
+    conserved_momenta=(),
+    # units of the DNCO variant's figures (a HamiltonianSystem): coordinates, controls, energy,
+    # time, discrete Hamiltonian H^d (the unit of ½|u|²), the residuals (each equation's own)
+    units={"q": "rad", "u": "N m", "energy": "J", "time": "s", "Hd": "(N m)²", "constraint": "each equation's own"},
+)

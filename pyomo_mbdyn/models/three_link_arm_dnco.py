@@ -35,22 +35,20 @@ import numpy as np
 
 from pyomo_mbdyn.mechanics.linalg import elementwise
 from pyomo_mbdyn.mechanics import HamiltonianSystem
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.ocp.dnco import dnco_model
 from pyomo_mbdyn.models import model_build
 
 if TYPE_CHECKING:
     import pyomo.environ as pyo
 
-__all__ = ["build_system", "build", "evaluate", "mass_matrix", "potential", "centres_of_mass", "rest_to_rest_guess",
-           "DESCRIPTION", "STEPS", "HORIZON", "ALPHA0", "ALPHAF", "LINKS"]
+__all__ = ["build_system", "build", "evaluate", "mass_matrix", "potential", "centres_of_mass", "rest_to_rest_guess", "STEPS", "HORIZON", "ALPHA0", "ALPHAF", "LINKS", "MODEL"]
 
-DESCRIPTION = "planar three-link arm in joint angles, indirect H-conserving DNCO (thesis E3, Ch. 8)"
 STEPS, HORIZON, GRAVITY = 40, 3.0, 9.81
 #: Table 6.1: mass, E1, E2, length
 LINKS = ((30.0, 1.225, 143.3027, 7.0), (25.0, 1.0208, 88.0208, 6.0), (10.0, 0.4083, 60.2083, 8.0))
 ALPHA0 = np.array([np.pi / 2, -np.pi / 2, np.pi / 2])
 ALPHAF = np.array([np.pi / 2, 0.0, 0.0])
-CONSERVED_MOMENTA = ()
 
 
 def _absolute(alpha):
@@ -119,15 +117,6 @@ def rest_to_rest_guess(system: HamiltonianSystem, steps: int) -> tuple[np.ndarra
     return x, u
 
 
-#: the options of ``build`` (``pyomo-mbdyn list --options three-link-arm-dnco``)
-OPTIONS = {
-    "gradient": "the discrete gradient of the DNCO where the scheme names none ('dnco', 'direct'): "
-                "'gonzalez', 'greenspan' or 'midpoint' (default gonzalez)",
-    "warm_start": "start the indirect square system from the solved direct transcription (default: true for "
-                  "the indirect schemes)",
-}
-
-
 @model_build
 def build(scheme: str = "dnco", steps: int = STEPS, warm_start: bool | None = None,
           gradient: str | None = None) -> pyo.ConcreteModel:
@@ -162,3 +151,18 @@ def evaluate(model: pyo.ConcreteModel) -> dict[str, Any]:
     from pyomo_mbdyn.ocp.costates import dnco_summary
 
     return dnco_summary(model.dyn)
+
+
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="planar three-link arm in joint angles, indirect H-conserving DNCO (thesis E3, Ch. 8)",
+    build=build,
+    options={
+        "gradient": "the discrete gradient of the DNCO where the scheme names none ('dnco', 'direct'): "
+                    "'gonzalez', 'greenspan' or 'midpoint' (default gonzalez)",
+        "warm_start": "start the indirect square system from the solved direct transcription (default: true for "
+                      "the indirect schemes)",
+    },
+    evaluate=evaluate,
+    conserved_momenta=(),
+)

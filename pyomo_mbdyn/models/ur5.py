@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from pyomo_mbdyn.model_spec import ModelSpec
 from pyomo_mbdyn.models import model_build
 from pyomo_mbdyn.models.robot_arm import SCHEMES, build_system as _robot_system, evaluate, rest_to_rest
 
@@ -36,26 +37,13 @@ if TYPE_CHECKING:
 
     from pyomo_mbdyn.mechanics import MultibodySystem
 
-__all__ = ["build_system", "build", "evaluate", "DESCRIPTION", "CONSERVED_MOMENTA", "STEPS", "HORIZON", "START", "TARGET", "SCHEMES"]
+__all__ = ["build_system", "build", "evaluate", "STEPS", "HORIZON", "START", "TARGET", "SCHEMES", "MODEL"]
 
-DESCRIPTION = ("Universal Robots UR5 (6 revolute joints) from its URDF: rest to rest within the joint, velocity and "
-               "effort limits, least effort")
 STEPS, HORIZON = 50, 1.5
-#: gravity and joint torques act: no momentum is conserved; T + V + W is
-CONSERVED_MOMENTA = ()
 #: the initial pose [rad]: elbow up, tool pointing down
 START = (0.0, -np.pi / 2, np.pi / 2, -np.pi / 2, -np.pi / 2, 0.0)
 #: the final pose [rad]
 TARGET = (1.0, -1.2, 1.2, -1.5, -1.2, 0.5)
-
-#: the options of ``build`` (``pyomo-mbdyn list --options ur5``)
-OPTIONS = {
-    "horizon": "the duration T of the motion [s], positive (default 1.5)",
-    "start": "the 6 joint angles of the initial pose [rad], within the URDF's limits",
-    "configurations": "node configurations of the block (default per scheme: robot_arm.CONFIGURATIONS)",
-    "velocity_limits": "the URDF's velocity limits on the joint rates, true or false (default true)",
-    "target": "the 6 joint angles of the final pose [rad], within the URDF's limits",
-}
 
 
 def build_system() -> MultibodySystem:
@@ -68,5 +56,24 @@ def build(scheme: str = "rem", steps: int = STEPS, horizon: float = HORIZON, sta
           target: Sequence[float] = TARGET, configurations: str | None = None,
           velocity_limits: bool = True) -> pyo.ConcreteModel:
     """The UR5 OCP ``m`` (``m.dyn``, ``m.ocp``, ``m.problem``): rest to rest from ``start``
-    to ``target`` in ``horizon`` seconds; options: :data:`OPTIONS`."""
+    to ``target`` in ``horizon`` seconds; options: ``MODEL.options``."""
     return rest_to_rest("ur5", "ur5", scheme, steps, horizon, start, target, configurations, velocity_limits)
+
+
+#: what the library knows of this model (:class:`~pyomo_mbdyn.model_spec.ModelSpec`)
+MODEL = ModelSpec(
+    description="Universal Robots UR5 (6 revolute joints) from its URDF: rest to rest within the joint, velocity and "
+                   "effort limits, least effort",
+    build=build,
+    options={
+        "horizon": "the duration T of the motion [s], positive (default 1.5)",
+        "start": "the 6 joint angles of the initial pose [rad], within the URDF's limits",
+        "configurations": "node configurations of the block (default per scheme: robot_arm.CONFIGURATIONS)",
+        "velocity_limits": "the URDF's velocity limits on the joint rates, true or false (default true)",
+        "target": "the 6 joint angles of the final pose [rad], within the URDF's limits",
+    },
+    schemes=SCHEMES,
+    evaluate=evaluate,
+    # gravity and joint torques act: no momentum is conserved; T + V + W is
+    conserved_momenta=(),
+)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import inspect
 import numbers
 import time
 
@@ -42,7 +41,7 @@ def run_model(name: str, scheme: str | None = None, steps: int | None = None, so
     return solve_model(name, scheme, steps, solver, options, **refinement)[0]
 
 
-def _refined_build(module, kwds, coarsest):
+def _refined_build(spec, kwds, coarsest):
     """``(build(n), grids, coarsest model)`` when the model is to be solved by grid refinement, else None.
 
     Refinement applies when the grids have at least two stages, the model does not
@@ -51,35 +50,22 @@ def _refined_build(module, kwds, coarsest):
     from ..ocp.solve import refinable, refinement_grids
 
     steps = kwds.get("steps")
-    if steps is None or not coarsest or hasattr(module, "solve"):
+    if steps is None or not coarsest or spec.solve is not None:
         return None
     grids = refinement_grids(steps, coarsest)
-    params = inspect.signature(module.build).parameters
+    params = spec.parameters()
     if len(grids) < 2 or "steps" not in params or "scheme" not in params:
         return None
-    first = module.build(**{**kwds, "steps": grids[0]})
+    first = spec.build(**{**kwds, "steps": grids[0]})
     if not refinable(first):
         return None
     built = {grids[0]: first}
 
     def build(n):
         model = built.pop(n, None)
-        return model if model is not None else module.build(**{**kwds, "steps": n})
+        return model if model is not None else spec.build(**{**kwds, "steps": n})
 
     return build, grids, first
-
-
-def _check_options(name, module, options):
-    """Refuse options the model's ``build()`` does not take, naming the ones it does."""
-    from ..errors import ConfigurationError
-
-    parameters = inspect.signature(module.build).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-        return
-    unknown = sorted(set(options) - set(parameters))
-    if unknown:
-        offered = [p for p in parameters if p not in ("scheme", "steps")]
-        raise ConfigurationError(f"model {name!r} takes no option {unknown[0]!r}; its options are {offered}")
 
 
 def solve_model(name: str, scheme: str | None = None, steps: int | None = None, solver: str | None = None,
@@ -107,14 +93,14 @@ def solve_model(name: str, scheme: str | None = None, steps: int | None = None, 
     from ..errors import ConfigurationError
     from ..mechanics.numeric import step_count
     from ..ocp.solve import REFINE_FROM, solve, solve_refined
-    from ..plugins import model_module
+    from ..plugins import model_spec
     from ..schemes.structure import expression_value
     from ..solvers import get_solver
     from .size import check_size, count_components, count_rows
 
-    module = model_module(name)
+    spec = model_spec(name)
     kwds = dict(options or {})
-    _check_options(name, module, kwds)
+    spec.check_options(name, kwds)
     if scheme is not None:
         kwds["scheme"] = scheme
     if steps is not None:
@@ -126,9 +112,9 @@ def solve_model(name: str, scheme: str | None = None, steps: int | None = None, 
         raise ConfigurationError(f"{name}: coarsest (the coarsest grid of the grid refinement, --coarsest) "
                                  f"must be an integer of at least 2 steps, got {coarsest!r}")
     coarsest = REFINE_FROM if coarsest is None else int(coarsest)
-    check_size(name, module.build, kwds, force=force)  # before a build the machine cannot hold
+    check_size(name, spec.build, kwds, force=force)  # before a build the machine cannot hold
     t0 = time.perf_counter()
-    refined = _refined_build(module, kwds, coarsest) if refine else None
+    refined = _refined_build(spec, kwds, coarsest) if refine else None
     first_build = time.perf_counter() - t0  # the coarsest model's (also when not refinable)
     stages: list[Any] = []
     if refined is not None:
@@ -148,19 +134,19 @@ def solve_model(name: str, scheme: str | None = None, steps: int | None = None, 
         solve_seconds = sum(st["solve_seconds"] for st in stages)
     else:
         t0 = time.perf_counter()
-        model = module.build(**kwds)
+        model = spec.build(**kwds)
         build_seconds = time.perf_counter() - t0
         opt = get_solver(solver, model=model)
         t0 = time.perf_counter()
         # a model may bring its own solve (e.g. a warm restart); both raise
         # SolveFailedError with the solver's status and advice unless they succeed
-        results = getattr(module, "solve", solve)(model, opt)
+        results = (spec.solve or solve)(model, opt)
         solve_seconds = time.perf_counter() - t0
     dyn = model.dyn
     table = dyn.diagnostics()
     energy = table["E"].to_numpy()
     # the momentum maps the model conserves (all of L unless it says otherwise)
-    conserved = list(getattr(module, "CONSERVED_MOMENTA", ("Lx", "Ly", "Lz")))
+    conserved = list(spec.conserved_momenta)
     L = table[conserved].to_numpy() if conserved else None
     scale_E = max(1.0, np.abs(energy).max())
     objective = None
@@ -187,7 +173,7 @@ def solve_model(name: str, scheme: str | None = None, steps: int | None = None, 
                            else getattr(results.solver, "wallclock_time", None)),
         "constraint_residual": float(table["constraint_residual"].max()),
         "energy_balance_error": (float((energy.max() - energy.min()) / scale_E)
-                                 if getattr(module, "ENERGY_BALANCE", True) else None),
+                                 if spec.energy_balance else None),
         "momentum_error": float(np.abs(L - L[0]).max()) if L is not None else None,
     }
     start = getattr(model, "start_description", None)  # a model's own start (e.g. another scheme's optimum)
@@ -196,7 +182,6 @@ def solve_model(name: str, scheme: str | None = None, steps: int | None = None, 
     if stages:
         result["stages"] = stages
     # a model may add or override fields (e.g. ``hamiltonian_drift`` of DNCO models)
-    evaluate = getattr(module, "evaluate", None)
-    if evaluate is not None:
-        result.update(evaluate(model))
+    if spec.evaluate is not None:
+        result.update(spec.evaluate(model))
     return result, model

@@ -134,9 +134,9 @@ _INT64 = (-2**63, 2**63 - 1)
 def _resolve_build(build, what):
     """``(build, parameters of its build())``; a model name must be in the registry."""
     if isinstance(build, str):
-        from ..plugins import model_module
+        from ..plugins import model_spec
 
-        function = model_module(build, what).build
+        function = model_spec(build, what).build
     elif callable(build):
         function = build
     else:
@@ -412,7 +412,7 @@ def sweep(build: str | Callable[..., Any], grid: Mapping[str, Sequence[Any]],
     solve_options : dict, optional
         Solver options (``{"max_iter": 100}``) for a callable ``build``.  A model
         name is solved as ``run`` solves it, without solver options: for those, pass
-        ``functools.partial(module.build)`` as ``build``.
+        ``functools.partial(model_spec(name).build)`` as ``build``.
     executor : concurrent.futures.Executor, optional
         Where the tasks run (not shut down here): default ``workers`` supervised
         "spawn" processes of the study's own (:func:`pyomo_mbdyn.studies.pool.run_supervised`,

@@ -142,9 +142,9 @@ def _perturb(task, model):
 
 def _build(task):
     if isinstance(task.build, str):
-        from ..plugins import model_module
+        from ..plugins import model_spec
 
-        return model_module(task.build).build(**task.kwargs)
+        return model_spec(task.build).build(**task.kwargs)
     return task.build(**task.kwargs)
 
 
