@@ -18,7 +18,8 @@ def load() -> None:
 
     ``casadi_ipopt`` / ``casadi_bonmin`` solve in process (Pyomo's ``*_direct``
     kind of interface); ``casadi_ipopt_nl`` / ``casadi_bonmin_nl`` solve the same
-    problems through the AMPL .nl/.sol protocol in a child process.
+    problems through the AMPL .nl/.sol protocol in a child process; ``casadi_fatrop``
+    solves in process where the stage structure fits (:mod:`pyomo_mbdyn.solvers.stages`).
     """
     global _loaded
     if _loaded:
@@ -26,7 +27,7 @@ def load() -> None:
     from pyomo.opt import SolverFactory
 
     from .solvers import pyomo_fixes
-    from .solvers.casadi_direct import CasadiBonminDirect, CasadiIpoptDirect
+    from .solvers.casadi_direct import CasadiBonminDirect, CasadiFatropDirect, CasadiIpoptDirect
     from .solvers.casadi_plugin import CasadiBonminNL, CasadiIpoptNL
 
     pyomo_fixes.apply()
@@ -37,6 +38,9 @@ def load() -> None:
     SolverFactory.register(
         "casadi_bonmin", doc="Bonmin from the casadi wheel, in process (CasADi NLP built from the model)"
     )(CasadiBonminDirect)
+    SolverFactory.register(
+        "casadi_fatrop", doc="fatrop from the casadi wheel, in process (the model's NLP in stage form)"
+    )(CasadiFatropDirect)
     SolverFactory.register(
         "casadi_ipopt_nl", doc="IPOPT from the casadi wheel, through the AMPL .nl/.sol protocol in a subprocess"
     )(CasadiIpoptNL)
