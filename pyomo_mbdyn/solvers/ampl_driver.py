@@ -240,9 +240,10 @@ def bonmin_stopped_by_time(options: Mapping[str, Any], timelimit: float | None, 
 
 def _is_option_error(message):
     """A solver's complaint about an option (IPOPT: "Unknown option", "Invalid value";
-    Bonmin: "No such BONMIN option", "Invalid options were detected")."""
+    Bonmin: "No such BONMIN option", "Invalid options were detected"; fatrop: "Fatrop
+    option not supported")."""
     text = message.lower()
-    return "option" in text and any(word in text for word in ("unknown", "invalid", "no such"))
+    return "option" in text and any(word in text for word in ("unknown", "invalid", "no such", "not supported"))
 
 
 def _convert(value):

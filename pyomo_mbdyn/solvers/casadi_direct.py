@@ -1,4 +1,7 @@
-"""In-process Pyomo solver plugins ``casadi_ipopt`` and ``casadi_bonmin``.
+"""In-process Pyomo solver plugins ``casadi_ipopt``, ``casadi_bonmin`` and ``casadi_fatrop``.
+
+``casadi_fatrop`` (:class:`CasadiFatropDirect`) solves the same models in stage form
+where the structure fits; what differs is described on its class.
 
 They are direct interfaces in Pyomo's sense (``DirectSolver``, like
 ``gurobi_direct``): the model is translated into a CasADi NLP in the same
@@ -102,12 +105,12 @@ from .evaluation import INVALID_NUMBER, invalid_rows
 from .selection import library_version
 from .interrupts import interruptible
 from .threads import blas_threads
-from .backends import BONMIN, IPOPT, Backend
+from .backends import BONMIN, FATROP, IPOPT, Backend
 from .watch import watch_callback
 
 logger = logging.getLogger("pyomo_mbdyn.solvers")
 
-__all__ = ["CasadiIpoptDirect", "CasadiBonminDirect"]
+__all__ = ["CasadiIpoptDirect", "CasadiBonminDirect", "CasadiFatropDirect"]
 
 _FAILED = (
     TerminationCondition.infeasible,
@@ -199,8 +202,9 @@ class _CasadiDirect(DirectSolver):
         from .pyomo_to_casadi import translate
 
         DirectOrPersistentSolver._set_instance(self, model, kwds)
-        nlp = translate(model, self.name, self._skip_trivial_constraints, self.structured,
-                        resolve_mode(self.compiled))
+        structured = self.structured and not self.backend.stage_wise  # see translate(stage_wise=)
+        nlp = translate(model, self.name, self._skip_trivial_constraints, structured,
+                        resolve_mode(self.compiled), stage_wise=self.backend.stage_wise)
         if not self.backend.integer_capable:
             discrete = [v.name for v, d in zip(nlp.variables, nlp.discrete) if d]
             if discrete:
@@ -238,6 +242,10 @@ class _CasadiDirect(DirectSolver):
                 name = name[3:]
             options[name] = _convert(str(value)) if not isinstance(value, bool) else value
         limit = self.backend.time_limit_option
+        if self._timelimit is not None and limit is None:
+            raise ConfigurationError(
+                f"{self.name}: timelimit={self._timelimit!r}, but {self.backend.title} has no time limit; "
+                "bound the iterations instead (options={'max_iter': n})")
         if self._timelimit is not None and limit not in options:
             options[limit] = float(self._timelimit)
         try:  # option files only when named (the module docstring); the watch's options are the library's
@@ -279,13 +287,17 @@ class _CasadiDirect(DirectSolver):
 
         nlp = self._nlp
         options = self._solver_options()
-        opts = {"print_time": False, **self.backend.nlpsol_options(options, nlp.discrete)}
+        stages = nlp.extras.get("stages")
+        equality = (np.asarray(nlp.lbg) == np.asarray(nlp.ubg)) if stages is not None else None
+        opts = {"print_time": False, **self.backend.nlpsol_options(options, nlp.discrete, stages, equality)}
         opts.update(nlp.extras.get("functions", {}))
         self._watch = None
         if self._watch_settings is not None:  # solvers.watch: stop a solve that diverges
             callback, self._watch = watch_callback(self._watch_settings, nlp.lbg, nlp.ubg, nlp.sigma)
             opts["iteration_callback"] = callback
         lam_x0, lam_g0 = self._initial_multipliers(nlp)
+        if stages is not None:
+            lam_x0, lam_g0 = stages.lifted_multipliers(lam_x0, lam_g0)
         log = io.StringIO()
         quiet = (
             contextlib.ExitStack()
@@ -314,6 +326,10 @@ class _CasadiDirect(DirectSolver):
                 error = None
             except RuntimeError as err:
                 sol, error = None, _short(err)
+            if sol is not None and stages is not None:  # the model's unknowns and rows from the lifted NLP's
+                x, lam_x, lam_g = stages.solution(np.asarray(sol["x"]).ravel(), np.asarray(sol["lam_x"]).ravel(),
+                                                  np.asarray(sol["lam_g"]).ravel())
+                sol = {"x": x, "lam_x": lam_x, "lam_g": lam_g, "f": sol["f"]}
             wall = time.perf_counter() - t1
             self.timings["solve"] = wall
         self._log = log.getvalue()
@@ -508,3 +524,35 @@ class CasadiBonminDirect(_CasadiDirect):
     """Bonmin (branch-and-bound over IPOPT, CBC) from the casadi wheel, in process."""
 
     backend = BONMIN
+
+
+class CasadiFatropDirect(_CasadiDirect):
+    """fatrop from the casadi wheel, in process: an interior-point method like IPOPT whose
+    linear algebra is a Riccati recursion over the stages of an optimal control problem.
+
+    The model is translated stage-wise (:mod:`pyomo_mbdyn.solvers.stages`): the unknowns
+    of each node that two intervals share become a state and a copy, the scheme's implicit
+    step rows path equalities of their interval's stage, and gap rows ``x_{k+1} − z_k = 0``
+    join the stages; CasADi's fatrop interface is given the layout (``structure_detection=
+    "manual"``, ``N``, ``nx``, ``nu``, ``ng``, ``equality``).  The NLP is always one flat
+    SX graph (``structured`` is ignored): CasADi's fatrop interface takes no derivative
+    Functions, so the mapped steps' derivatives of ``casadi_ipopt`` cannot be passed.  A model that does not fit —
+    an unknown off the scheme's grid (a free final time), a row over more than one
+    interval, an objective coupling two stages, several grids — is refused with a
+    :class:`~pyomo_mbdyn.errors.ConfigurationError` naming it, before anything is solved.
+
+    Options: fatrop's own (``tol``, ``max_iter``, ``mu_init``, ``tol_acceptable``, …;
+    defaults :data:`~pyomo_mbdyn.solvers.backends.FATROP_DEFAULTS`: ``tol=1e-8``,
+    ``max_iter=3000``); an unknown option is a ``ConfigurationError``.  fatrop has **no
+    time limit**: ``timelimit=`` is refused (bound ``max_iter``).  No divergence watch
+    and no IPOPT defaults of the problem apply.  Results are loaded as IPOPT's: the
+    primal values (each unknown from its own column, not its copy), the termination
+    condition (fatrop's return flag mapped as IPOPT's statuses), the iteration count,
+    and the ``dual`` Suffix (the rows' multipliers, the same as the unlifted NLP's, with
+    IPOPT's signs); ``ipopt_zL_out`` / ``ipopt_zU_out`` are filled from CasADi's
+    ``lam_x`` as for IPOPT.  Starting multipliers are passed to CasADi but fatrop
+    starts its own.  The AMPL route (``casadi_fatrop_nl``) does not exist: a .nl file
+    has no stages.
+    """
+
+    backend = FATROP

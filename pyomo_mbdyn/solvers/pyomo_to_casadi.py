@@ -437,7 +437,7 @@ def _uniform_groups(block):
 
 
 def translate(block: Any, solver_name: str = "casadi", skip_trivial_constraints: bool = False, structured: bool = True,
-              compiled: str = "never") -> CasadiNLP:
+              compiled: str = "never", stage_wise: bool = False) -> CasadiNLP:
     """Translate the active objective and constraints of ``block`` to a :class:`CasadiNLP`.
 
     Parameters
@@ -459,6 +459,16 @@ def translate(block: Any, solver_name: str = "casadi", skip_trivial_constraints:
         With ``structured``: ``"auto"``, ``"always"`` or ``"never"``, whether the
         mapped step Functions are evaluated as native code
         (:mod:`pyomo_mbdyn.solvers.compiled`); the same NLP either way.
+    stage_wise : bool
+        Order unknowns and rows stage by stage, lifted where the steps are implicit
+        (:mod:`pyomo_mbdyn.solvers.stages`): ``x``, ``g`` and their bounds are then
+        the lifted NLP's (copies and gap rows included), ``variables`` and
+        ``constraints`` the model's, and ``extras["stages"]`` the
+        :class:`~pyomo_mbdyn.solvers.stages.StageLayout` that maps between them.
+        A model that does not fit raises ``ConfigurationError``.  It takes
+        ``structured=False``: CasADi's fatrop interface accepts no derivative
+        Functions (``nlpsol`` rejects ``grad_f``, ``jac_g``, ``hess_lag``), so the
+        lifted NLP is one SX graph that CasADi differentiates itself.
 
     Raises
     ------
@@ -471,10 +481,10 @@ def translate(block: Any, solver_name: str = "casadi", skip_trivial_constraints:
     from pyomo.common.gc_manager import PauseGC
 
     with PauseGC():  # as Pyomo's writers: no cyclic GC passes over the growing graph
-        return _translate(block, solver_name, skip_trivial_constraints, structured, compiled)
+        return _translate(block, solver_name, skip_trivial_constraints, structured, compiled, stage_wise)
 
 
-def _translate(block, solver_name, skip_trivial_constraints, structured=True, compiled="never"):
+def _translate(block, solver_name, skip_trivial_constraints, structured=True, compiled="never", stage_wise=False):
     from pyomo.common.errors import InfeasibleConstraintException
     from pyomo.core.base.constraint import Constraint
     from pyomo.core.base.objective import Objective, maximize
@@ -537,12 +547,25 @@ def _translate(block, solver_name, skip_trivial_constraints, structured=True, co
     # are passed composed with it (solvers.mapped.composed_groups)
     from .mapped import composed_groups
 
-    mapped, mapped_inputs, mapped_rows, composed = [], [], 0, []
+    keyed = []
     for group, keep in uniform:
         inputs = []
         for i in keep:
             z = [walk(entry, group.rows[i][0], "constraint") for entry in group.inputs[i]]
             inputs.append(ca.vertcat(*[ca.SX(v) if type(v) is float else v for v in z]))
+        keyed.append(inputs)
+    lifted = None
+    n_walked = len(g)
+    if stage_wise:
+        if uniform:
+            raise ValueError("translate: stage_wise=True takes structured=False (the lifted NLP is one SX graph)")  # solvers.stages: the next node's shared unknowns copied into the interval's stage
+        lifted = _Lifted(block, solver_name, tr, f, g, constraints, keyed)
+        g = g + lifted.gap_rows
+        lbg += [0.0] * len(lifted.gap_rows)
+        ubg += [0.0] * len(lifted.gap_rows)
+        keyed = lifted.keyed
+    mapped, mapped_inputs, mapped_rows, composed = [], [], 0, []
+    for gi, ((group, keep), inputs) in enumerate(zip(uniform, keyed)):
         for function, keys, z in composed_groups(group.function, inputs):
             for k in keys:
                 for con in group.rows[keep[k]]:
@@ -550,6 +573,8 @@ def _translate(block, solver_name, skip_trivial_constraints, structured=True, co
                     constraints.append(con)
                     lbg.append(-math.inf if lb is None else float(lb))
                     ubg.append(math.inf if ub is None else float(ub))
+                    if lifted is not None:
+                        lifted.row_stage.append(lifted.key_stage[gi][k])
             mapped.append((function, len(keys)))
             if function is not group.function:
                 composed.append((function.name(), len(keys)))
@@ -576,6 +601,10 @@ def _translate(block, solver_name, skip_trivial_constraints, structured=True, co
     g_sx = ca.vertcat(*[ca.SX(v) if type(v) is float else v for v in g]) if g else ca.SX(0, 1)
     f_sx = ca.SX(f) if type(f) is float else f
     extras = {}
+    if lifted is not None:  # columns and rows in stage order
+        x, lbx, ubx, x0, discrete, order = lifted.order(n_walked, len(constraints), lbx, ubx, x0, discrete)
+        lbg, ubg = [lbg[r] for r in order], [ubg[r] for r in order]
+        extras["stages"] = lifted.layout
     if uniform:
         from .mapped import mapped_nlp
 
@@ -584,6 +613,8 @@ def _translate(block, solver_name, skip_trivial_constraints, structured=True, co
         extras["mapped"] = [(group.function.name(), len(keep)) for group, keep in uniform]
         extras["composed"] = composed  # the groups passed as F∘G (q_k = chart(θ_k))
         extras["mapped_rows"] = mapped_rows  # the last rows of the NLP
+    if lifted is not None:
+        g_sx = g_sx[order]
     return CasadiNLP(
         x=x,
         f=f_sx,
@@ -624,3 +655,113 @@ def _seed_compiled_nodes(block, tr):
             for i, data in enumerate(entries):
                 value = values[i]
                 memo[id(data)] = (data, float(value) if value.is_constant() else value)
+
+
+class _Lifted:
+    """The stage-wise lifting of one translation (:mod:`pyomo_mbdyn.solvers.stages`):
+    plans the stages from the rows' unknowns, makes the copies, substitutes them into
+    the rows of the stage before their home and states the gap rows; then orders the
+    columns and rows (:meth:`order`).  (The mapped keys' inputs are handled too, but a
+    stage-wise translation is flat: see ``translate``.)"""
+
+    def __init__(self, block, solver_name, tr, f, walked, constraints, keyed):
+        from .stages import StagePlan, grid_positions
+
+        symbols = tr.symbols
+        positions, steps = grid_positions(block, tr.variables, solver_name)
+        X = ca.vertcat(*symbols) if symbols else ca.SX(0, 1)
+        groups, labels = [], []
+        if walked:
+            rows = ca.vertcat(*[ca.SX(v) if type(v) is float else v for v in walked])
+            sp = ca.jacobian_sparsity(rows, X)
+            cols = _row_columns(sp)
+            for r, con in enumerate(constraints[:len(walked)]):
+                groups.append(cols[r])
+                labels.append(f"the constraint {con.name}")
+        key_groups = []
+        for inputs in keyed:  # one group per key: all rows of a mapped step at one interval
+            first = len(groups)
+            cols = _row_columns(ca.jacobian_sparsity(ca.vertcat(*inputs), X)) if inputs else []
+            offset = 0
+            for z in inputs:
+                groups.append(sorted({c for r in range(offset, offset + z.numel()) for c in cols[r]}))
+                labels.append("the rows of a mapped step")
+                offset += z.numel()
+            key_groups.append(range(first, len(groups)))
+        pairs = _objective_pairs(f, X)
+        plan = StagePlan(positions, groups, pairs, steps, labels, [v.name for v in tr.variables], solver_name)
+        self.plan = plan
+        self.copies = {i: ca.SX.sym(f"copy{i}") for i in sorted(plan.copy_stage)}
+        by_stage: dict[int, tuple[list, list]] = {}
+        for i, s in plan.copy_stage.items():
+            old, new = by_stage.setdefault(s, ([], []))
+            old.append(symbols[i])
+            new.append(self.copies[i])
+
+        def substituted(expr, stage):
+            if stage not in by_stage or type(expr) is float:
+                return expr
+            old, new = by_stage[stage]
+            return ca.substitute(expr, ca.vertcat(*old), ca.vertcat(*new))
+
+        n_walked = len(walked)
+        self.row_stage = list(plan.group_stage[:n_walked])
+        stages_walked: dict[int, list[int]] = {}
+        for r, s in enumerate(self.row_stage):
+            stages_walked.setdefault(s, []).append(r)
+        for s, rs in stages_walked.items():
+            if s not in by_stage:
+                continue
+            exprs = [walked[r] for r in rs if type(walked[r]) is not float]
+            done = ca.vertsplit(substituted(ca.vertcat(*exprs), s)) if exprs else []
+            it = iter(done)
+            for r in rs:
+                if type(walked[r]) is not float:
+                    walked[r] = next(it)
+        self.keyed = [[substituted(z, plan.group_stage[g]) for z, g in zip(inputs, gs)]
+                      for inputs, gs in zip(keyed, key_groups)]
+        self.key_stage = [[plan.group_stage[g] for g in gs] for gs in key_groups]
+        # the gap rows x_{k+1} − z_k (+1 on the state: fatrop requires the identity)
+        self.gap_unknowns = sorted(plan.copy_stage)
+        self.gap_rows = [symbols[i] - self.copies[i] for i in self.gap_unknowns]
+        self.row_stage += [plan.copy_stage[i] for i in self.gap_unknowns]
+        self.symbols = symbols
+        self.layout = None
+
+    def order(self, n_walked, n_con, lbx, ubx, x0, discrete):
+        """The lifted columns ``(x, lbx, ubx, x0, discrete)`` in stage order and the built
+        rows' order (built: walked rows, gap rows, mapped rows)."""
+        from .stages import stage_order
+
+        n_gap = len(self.gap_rows)
+        gap_of = [None] * n_walked + list(self.gap_unknowns) + [None] * (n_con - n_walked)
+        original = list(range(n_walked)) + [r + n_gap for r in range(n_walked, n_con)]
+        columns, order, layout = stage_order(self.plan, self.row_stage, gap_of, original)
+        self.layout = layout
+        x = ca.vertcat(*[self.copies[i] if copy else self.symbols[i] for i, copy in columns]) if columns \
+            else ca.SX(0, 1)
+        home = [not copy for _, copy in columns]
+        idx = [i for i, _ in columns]
+        return (x, np.where(home, lbx[idx], -math.inf), np.where(home, ubx[idx], math.inf), x0[idx],
+                [discrete[i] for i in idx], order)
+
+
+def _row_columns(sp):
+    """The columns of each row of a sparsity pattern."""
+    out = [[] for _ in range(sp.size1())]
+    rows, cols = sp.get_triplet()
+    for r, c in zip(rows, cols):
+        out[r].append(c)
+    return out
+
+
+def _objective_pairs(f, X):
+    """Pairs of distinct unknowns the objective couples (its Hessian's off-diagonal pattern)."""
+    if type(f) is float or X.numel() == 0:
+        return []
+    idx = [i for i, nonlinear in enumerate(ca.which_depends(f, X, 2, False)) if nonlinear]
+    if len(idx) < 2:
+        return []
+    H = ca.hessian(f, ca.vertcat(*[X[i] for i in idx]))[0]
+    rows, cols = H.sparsity().get_triplet()
+    return [(idx[r], idx[c]) for r, c in zip(rows, cols) if r < c]

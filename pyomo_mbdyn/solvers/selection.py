@@ -29,14 +29,16 @@ except ImportError:  # a sibling of the AMPL driver run by path
 
 #: bundled solver name → CasADi plugin behind it: each backend in process (``casadi_<name>``)
 #: and through the AMPL driver (``casadi_<name>_nl``)
-BUNDLED = {f"casadi_{b.name}{route}": b.name for b in BACKENDS.values() for route in ("", "_nl")}
+BUNDLED = {f"casadi_{b.name}{route}": b.name for b in BACKENDS.values()
+           for route in (("", "_nl") if b.ampl_route else ("",))}
 
 #: name → (kind, where it comes from)
 KNOWN_SOLVERS = {
     **{key: value for b in BACKENDS.values() for key, value in (
         (b.name, (b.problem_class, f"{b.name} executable on PATH (AMPL interface)")),
         (f"casadi_{b.name}", (b.problem_class, f"{b.title} library bundled in the casadi wheel, in process")),
-        (f"casadi_{b.name}_nl", (b.problem_class, f"{b.title} library bundled in the casadi wheel, AMPL .nl/.sol in a subprocess")))},
+        (f"casadi_{b.name}_nl", (b.problem_class, f"{b.title} library bundled in the casadi wheel, AMPL .nl/.sol in a subprocess")))
+       if b.ampl_route or key == f"casadi_{b.name}"},
     "ripopt": ("nlp", "ripopt executable from the pyomo-ripopt package"),
 }
 
