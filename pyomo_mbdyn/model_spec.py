@@ -54,8 +54,8 @@ class ModelSpec:
         and ``steps`` are described by :data:`COMMON_OPTIONS`); a name ``build`` does
         not take is refused here;
     ``schemes``
-        the schemes the model offers (``list --options``; ``None``: whatever ``build``
-        accepts);
+        the schemes the model offers (``list --options``; ``build`` refuses the others;
+        ``None``: not stated);
     ``evaluate(model)``
         numbers ``run`` reports besides the solver's (a dict, merged into the result);
     ``solve(model, solver)``

@@ -6,6 +6,8 @@ from hypothesis import given, strategies as st
 
 from pyomo_mbdyn.errors import ConfigurationError
 from pyomo_mbdyn.model_spec import COMMON_OPTIONS, MOMENTUM_MAPS, UNIT_QUANTITIES, ModelSpec
+from pyomo_mbdyn.models import MODELS
+from pyomo_mbdyn.plugins import model_spec
 
 
 def build(scheme="gc", steps=10, mass=1.0, target=(0.0, 1.0)):
@@ -71,3 +73,23 @@ def test_the_docstring_lists_every_field_once():
     doc = ModelSpec.__doc__
     for field in dataclasses.fields(ModelSpec):
         assert f"``{field.name}" in doc, field.name
+
+
+#: the models that declare the schemes they offer
+DECLARING = [name for name in MODELS if model_spec(name).schemes is not None]
+
+
+@pytest.mark.parametrize("name", DECLARING)
+def test_the_schemes_a_model_declares_are_the_ones_it_builds(name):
+    """``schemes`` (shown by ``list --options``) is true: each declared scheme builds (on 3
+    steps), every other registered scheme is refused with a ConfigurationError."""
+    from pyomo_mbdyn.schemes import record, scheme_names
+
+    spec = model_spec(name)
+    for scheme in spec.schemes:
+        assert spec.build(scheme=scheme, steps=3).dyn.record is record(scheme), (name, scheme)
+    offered = {record(s).name for s in spec.schemes}
+    for scheme in scheme_names():
+        if scheme not in offered:
+            with pytest.raises(ConfigurationError):
+                spec.build(scheme=scheme, steps=3)
