@@ -7,7 +7,8 @@ A script, not a test::
 ``PYTHON`` is the interpreter of an environment with the *old* library installed
 (e.g. ``pip install -e`` of a ``git worktree`` at the base commit).  Every point
 runs in a fresh child process (``-c`` from a neutral directory, so the installed
-library is imported): build the model, solve it with ``casadi_ipopt`` at tol 1e-8,
+library is imported; both libraries byte-compiled first, as pip installs a wheel —
+:func:`benchmarks._report.byte_compile`): build the model, solve it with ``casadi_ipopt`` at tol 1e-8,
 and report wall and CPU seconds (CPU including children, so the AMPL path's
 subprocess counts).  The hand-written NLPs are :mod:`benchmarks.handwritten`'s,
 solved in the same run.  The table is the minimum over ``--repeat`` solves.
@@ -24,7 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from benchmarks._report import machine_line, write_section  # noqa: E402
+from benchmarks._report import byte_compile, machine_line, write_section  # noqa: E402
 from benchmarks.handwritten import PROBLEMS  # noqa: E402
 
 LIBRARY_POINT = """
@@ -83,6 +84,8 @@ def main(argv=None):
     parser.add_argument("--problems", nargs="*", default=["crane-bem", "crane-rem", "arm-rem", "arm-bem", "sphere"])
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)
+    for python in (args.before, args.after):  # as a wheel is installed: the package compiled
+        byte_compile(python)
     rows = []
     for name in args.problems:
         _, N, model, scheme = PROBLEMS[name]
