@@ -729,6 +729,9 @@ CASES = [
      ConfigurationError, r"pitcher: free_time must be true or false, got 'yes'"),
     ("sphere-configurations", model("sphere", steps=3, configurations="weird"),
      ConfigurationError, r"dmocc block: .*'configurations'.*value weird not in domain"),
+    ("sphere-turns-beyond-increment-bound", model("sphere", steps=10, turns=3),
+     ConfigurationError, r"sphere: 3 turns on 10 steps is 1\.88 rad per step, beyond increment_bound=1 rad: "
+                         r"use steps >= 19, turns <= 1, or increment_bound >= 1\.88 \(0 or null: no bound\)"),
 ]
 
 

@@ -96,5 +96,6 @@ def test_control_work_is_finite_where_the_chord_midpoint_degenerates():
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        work = sphere.build(steps=6).dyn.trajectory().extras["work"]
+        # three turns in six steps (no increment bound, which would let the guess make none)
+        work = sphere.build(steps=6, turns=3, increment_bound=0).dyn.trajectory().extras["work"]
     assert work.shape == (6,) and np.all(work == 0.0)

@@ -256,6 +256,22 @@ def test_sphere_translation_and_rotation_decouple_and_translation_is_quadratic(c
     assert J == pytest.approx(J_translation + J_rotation, rel=1e-7)
 
 
+def test_sphere_on_few_steps_guesses_the_turns_its_increment_bound_carries(capsys):
+    """Three turns on 10 steps would be 1.88 rad per step, beyond the increment bound (1 rad): the
+    default guess makes the one turn the bound carries (and says so) and solves — the same problem
+    as asking for one turn — where it ended in IPOPT's "Error in step computation"; three turns
+    asked for explicitly are refused by name."""
+    from pyomo_mbdyn.errors import ModellingWarning
+
+    with pytest.warns(ModellingWarning, match="the initial guess makes 1 "):
+        default = run(capsys, "sphere", "--steps", "10")
+    one = run(capsys, "sphere", "--steps", "10", *setting("turns", 1))
+    assert default["status"] == one["status"] == "optimal"
+    assert default["objective"] == pytest.approx(one["objective"], rel=1e-9)
+    refused = run(capsys, "sphere", "--steps", "10", *setting("turns", 3), expect=2)
+    assert "use steps >= 19, turns <= 1" in refused["error"]
+
+
 def test_sphere_lifted_configurations_and_increment_bound(capsys):
     minimal = run(capsys, "sphere", "--steps", "30")
     lifted = run(capsys, "sphere", *setting("configurations", "lifted"), *setting("increment_bound", 0.9))

@@ -86,10 +86,11 @@ def test_the_schemes_a_model_declares_are_the_ones_it_builds(name):
     from pyomo_mbdyn.schemes import record, scheme_names
 
     spec = model_spec(name)
+    options = {"turns": 0} if name == "sphere" else {}  # 3 steps carry no turn within its increment bound
     for scheme in spec.schemes:
-        assert spec.build(scheme=scheme, steps=3).dyn.record is record(scheme), (name, scheme)
+        assert spec.build(scheme=scheme, steps=3, **options).dyn.record is record(scheme), (name, scheme)
     offered = {record(s).name for s in spec.schemes}
     for scheme in scheme_names():
         if scheme not in offered:
             with pytest.raises(ConfigurationError):
-                spec.build(scheme=scheme, steps=3)
+                spec.build(scheme=scheme, steps=3, **options)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     import pyomo.environ as pyo
 
-__all__ = ["build_system", "build", "STEPS", "HORIZON", "AXIS", "TARGET", "SCHEMES", "MODEL"]
+__all__ = ["build_system", "build", "guess_turns", "STEPS", "HORIZON", "AXIS", "TARGET", "SCHEMES", "MODEL"]
 
 STEPS, HORIZON = 30, 3.0
 #: the schemes that carry the sphere's full turn: the director forms (the chart of
@@ -55,10 +55,43 @@ def build_system() -> MultibodySystem:
 MINIMAL_UP_TO = 50
 
 
+def guess_turns(turns: int | None, steps: int, increment_bound: float | None) -> int:
+    """The turns of the initial guess: ``turns`` when given (refused when its increments,
+    2π·turns/N per step, exceed ``increment_bound``: the motion asked for is not one the
+    bounded increments can make); ``None``: the paper's :data:`TURNS`, or as many as the
+    bound lets N steps carry, ⌊N·bound/2π⌋, when fewer (a
+    :class:`~pyomo_mbdyn.errors.ModellingWarning` says so).
+
+    Examples
+    --------
+    >>> guess_turns(None, 30, 1.0), guess_turns(2, 30, 1.0), guess_turns(3, 10, None)
+    (3, 2, 3)
+    """
+    import warnings
+
+    from pyomo_mbdyn.errors import ConfigurationError, ModellingWarning
+
+    wanted = TURNS if turns is None else turns
+    if not increment_bound or 2 * np.pi * wanted / steps <= increment_bound:
+        return wanted
+    most = int(steps * increment_bound // (2 * np.pi))
+    per_step = 2 * np.pi * wanted / steps
+    if turns is None:
+        warnings.warn(f"sphere: {TURNS} turns on {steps} steps would be {per_step:.3g} rad per step, beyond "
+                      f"increment_bound={increment_bound:g} rad; the initial guess makes {most} (set turns, "
+                      f"steps >= {int(np.ceil(2 * np.pi * TURNS / increment_bound))} or increment_bound)",
+                      ModellingWarning, stacklevel=3)
+        return most
+    raise ConfigurationError(
+        f"sphere: {turns} turns on {steps} steps is {per_step:.3g} rad per step, beyond "
+        f"increment_bound={increment_bound:g} rad: use steps >= {int(np.ceil(per_step * steps / increment_bound))}, "
+        f"turns <= {most}, or increment_bound >= {per_step:.3g} (0 or null: no bound)")
+
+
 @model_build
 def build(scheme: str = "dmocc", steps: int = STEPS, increment_bound: float | None = 1.0,
           configurations: str | None = None, target: npt.ArrayLike | None = None,
-          turns: float = TURNS) -> pyo.ConcreteModel:
+          turns: int | None = None) -> pyo.ConcreteModel:
     """The sphere OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem), with the
     three-turn initial guess.
 
@@ -79,7 +112,7 @@ def build(scheme: str = "dmocc", steps: int = STEPS, increment_bound: float | No
         target = np.full(1, np.nan)
     if target.shape != (3,) or not np.all(np.isfinite(target)):
         raise ConfigurationError(f"sphere: target must be 3 finite numbers (a position in m), got {target.tolist()}")
-    if isinstance(turns, bool) or not isinstance(turns, (int, np.integer)) or turns < 0:
+    if turns is not None and (isinstance(turns, bool) or not isinstance(turns, (int, np.integer)) or turns < 0):
         raise ConfigurationError(f"sphere: turns must be a non-negative integer, got {turns!r}")
     check_scheme("sphere", scheme, SCHEMES)
     system = build_system()
@@ -90,6 +123,7 @@ def build(scheme: str = "dmocc", steps: int = STEPS, increment_bound: float | No
     elif record(scheme).name == "dmocc":  # the paper's minimal form on coarse grids
         options["configurations"] = "minimal" if steps <= MINIMAL_UP_TO else "lifted"
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON, **options)
+    turns = guess_turns(turns, steps, increment_bound if m.dyn.record.increments else None)
     problem = OptimalControlProblem(m.dyn)
     problem.minimise_control_effort()
     problem.fix_final_position("sphere", target)
@@ -129,8 +163,9 @@ MODEL = ModelSpec(
     build=build,
     options={
         "target": "the final position of the centre [m] (default (0, 1, 2), the paper's)",
-        "turns": "how many turns about (-1, 1, 1)/√3 the initial guess makes (default 3, the paper's motion; "
-                 "the final orientation is the identity either way, so the guess selects the turns)",
+        "turns": "how many turns about (-1, 1, 1)/√3 the initial guess makes (default: 3, the paper's motion, "
+                 "or as many as increment_bound lets the steps carry; the final orientation is the identity "
+                 "either way, so the guess selects the turns)",
         "increment_bound": "bound on the rotation increments per step [rad] (anti-aliasing; 0 or null: none)",
         "configurations": "dmocc: 'minimal' (the paper's form, default up to N = 50) or 'lifted'",
     },
