@@ -202,7 +202,7 @@ class _CasadiDirect(DirectSolver):
         from .pyomo_to_casadi import translate
 
         DirectOrPersistentSolver._set_instance(self, model, kwds)
-        structured = self.structured and not self.backend.stage_wise  # see translate(stage_wise=)
+        structured = self.structured and not self.backend.stage_wise  # see CasadiFatropDirect
         nlp = translate(model, self.name, self._skip_trivial_constraints, structured,
                         resolve_mode(self.compiled), stage_wise=self.backend.stage_wise)
         if not self.backend.integer_capable:
@@ -536,7 +536,10 @@ class CasadiFatropDirect(_CasadiDirect):
     join the stages; CasADi's fatrop interface is given the layout (``structure_detection=
     "manual"``, ``N``, ``nx``, ``nu``, ``ng``, ``equality``).  The NLP is always one flat
     SX graph (``structured`` is ignored): CasADi's fatrop interface takes no derivative
-    Functions, so the mapped steps' derivatives of ``casadi_ipopt`` cannot be passed.  A model that does not fit —
+    Functions (``nlpsol`` rejects ``grad_f``, ``jac_g``, ``hess_lag``), so the mapped
+    steps' derivatives of ``casadi_ipopt`` cannot be passed, and CasADi's own AD of the
+    mapped MX graph evaluated the Panda's GC Hessian 2.3× slower than the flat SX graph
+    (benchmarks/pages/stage_structure.md).  A model that does not fit —
     an unknown off the scheme's grid (a free final time), a row over more than one
     interval, an objective coupling two stages, several grids — is refused with a
     :class:`~pyomo_mbdyn.errors.ConfigurationError` naming it, before anything is solved.
@@ -547,7 +550,8 @@ class CasadiFatropDirect(_CasadiDirect):
     time limit**: ``timelimit=`` is refused (bound ``max_iter``).  No divergence watch
     and no IPOPT defaults of the problem apply.  Results are loaded as IPOPT's: the
     primal values (each unknown from its own column, not its copy), the termination
-    condition (fatrop's return flag mapped as IPOPT's statuses), the iteration count,
+    condition (fatrop's return flag mapped as IPOPT's statuses), the iteration count (as
+    fatrop counts: ``max_iter + 1`` when it stops at its limit),
     and the ``dual`` Suffix (the rows' multipliers, the same as the unlifted NLP's, with
     IPOPT's signs); ``ipopt_zL_out`` / ``ipopt_zU_out`` are filled from CasADi's
     ``lam_x`` as for IPOPT.  Starting multipliers are passed to CasADi but fatrop

@@ -465,10 +465,11 @@ def translate(block: Any, solver_name: str = "casadi", skip_trivial_constraints:
         the lifted NLP's (copies and gap rows included), ``variables`` and
         ``constraints`` the model's, and ``extras["stages"]`` the
         :class:`~pyomo_mbdyn.solvers.stages.StageLayout` that maps between them.
-        A model that does not fit raises ``ConfigurationError``.  It takes
-        ``structured=False``: CasADi's fatrop interface accepts no derivative
-        Functions (``nlpsol`` rejects ``grad_f``, ``jac_g``, ``hess_lag``), so the
-        lifted NLP is one SX graph that CasADi differentiates itself.
+        A model that does not fit raises ``ConfigurationError``.  With
+        ``structured`` the lifted NLP is the mapped MX graph without its derivative
+        Functions (``extras`` has no ``"functions"``: CasADi's fatrop interface
+        accepts none, and CasADi differentiates the graph itself); without, one SX
+        graph.
 
     Raises
     ------
@@ -556,9 +557,7 @@ def _translate(block, solver_name, skip_trivial_constraints, structured=True, co
         keyed.append(inputs)
     lifted = None
     n_walked = len(g)
-    if stage_wise:
-        if uniform:
-            raise ValueError("translate: stage_wise=True takes structured=False (the lifted NLP is one SX graph)")  # solvers.stages: the next node's shared unknowns copied into the interval's stage
+    if stage_wise:  # solvers.stages: the next node's shared unknowns copied into the interval's stage
         lifted = _Lifted(block, solver_name, tr, f, g, constraints, keyed)
         g = g + lifted.gap_rows
         lbg += [0.0] * len(lifted.gap_rows)
@@ -609,6 +608,8 @@ def _translate(block, solver_name, skip_trivial_constraints, structured=True, co
         from .mapped import mapped_nlp
 
         x, f_sx, g_sx, extras["functions"], native = mapped_nlp(x, f_sx, g_sx, mapped, mapped_inputs, compiled)
+        if lifted is not None:  # the derivative Functions are of the rows unordered: CasADi's AD instead
+            del extras["functions"]
         extras["native"] = (native, len(mapped))  # groups whose derivatives are compiled, of all
         extras["mapped"] = [(group.function.name(), len(keep)) for group, keep in uniform]
         extras["composed"] = composed  # the groups passed as F∘G (q_k = chart(θ_k))
@@ -661,8 +662,7 @@ class _Lifted:
     """The stage-wise lifting of one translation (:mod:`pyomo_mbdyn.solvers.stages`):
     plans the stages from the rows' unknowns, makes the copies, substitutes them into
     the rows of the stage before their home and states the gap rows; then orders the
-    columns and rows (:meth:`order`).  (The mapped keys' inputs are handled too, but a
-    stage-wise translation is flat: see ``translate``.)"""
+    columns and rows (:meth:`order`)."""
 
     def __init__(self, block, solver_name, tr, f, walked, constraints, keyed):
         from .stages import StagePlan, grid_positions

@@ -236,16 +236,6 @@ class StageLayout:
     def n_rows(self) -> int:
         return sum(self.nx[1:]) + sum(self.ng)
 
-    def check_permutation(self) -> None:
-        """Assert that every original unknown and row has exactly one place (its home column,
-        its row) and that the sizes add up."""
-        n = len(self.home)
-        assert sorted(self.home) == sorted(set(self.home)) and len(set(self.home)) == n
-        assert all(self.columns[j] == i for i, j in enumerate(self.home))
-        assert len(set(self.rows)) == len(self.rows) and all(0 <= r < self.n_rows for r in self.rows)
-        assert sum(self.nx) + sum(self.nu) == self.n_columns
-        assert len(self.nx) == len(self.nu) == len(self.ng) == self.N + 1
-
     def hessian_fits(self, rows: Sequence[int], cols: Sequence[int]) -> list[tuple[int, int]]:
         """The entries (lifted column pairs) of a Hessian pattern that join two stages
         (none when it is block diagonal by stage, as fatrop needs)."""
