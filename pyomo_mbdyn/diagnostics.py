@@ -1,4 +1,6 @@
-"""Conservation diagnostics of discrete trajectories, as pandas DataFrames.
+"""Conservation diagnostics of discrete trajectories: per-node columns as NumPy arrays
+(:func:`conservation_columns`, each formula written once there) and as pandas DataFrames
+(:func:`conservation_table`, the same columns as a table).
 
 For the energy-momentum schemes (thesis §2.3) the discrete energy balance
 
@@ -32,13 +34,88 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy.typing as npt
+    import pandas as pd
 
     from .mechanics import MultibodySystem
 
 import numpy as np
-import pandas as pd
 
-__all__ = ["conservation_table", "trajectory_table", "momentum_errors", "momentum_series"]
+# pandas is imported where a table is built, not here: ``pyomo-mbdyn run`` reads the columns
+# and loads no pandas (issue 48, cold start; tests/test_cold_start.py)
+
+__all__ = ["conservation_columns", "conservation_table", "trajectory_table", "momentum_errors", "momentum_series",
+           "COLUMNS"]
+
+#: the columns of :func:`conservation_columns` and :func:`conservation_table`, in order
+COLUMNS = ("t", "T", "V", "W", "D", "E", "Lx", "Ly", "Lz", "px", "py", "pz", "constraint_residual",
+           "velocity_constraint_residual")
+
+
+def conservation_columns(system: MultibodySystem, h: float, q: npt.ArrayLike, v: npt.ArrayLike,
+                         nu: npt.ArrayLike, u: npt.ArrayLike, work: npt.ArrayLike | None = None,
+                         columns: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+    """The per-node columns of :func:`conservation_table` as float arrays of length N + 1.
+
+    The arguments are those of :func:`conservation_table`; ``columns`` selects columns of
+    :data:`COLUMNS` (default: all of them), and only what they need is computed — the
+    velocity-level residual evaluates G(q_k) at every node, the costliest of them, and
+    ``pyomo-mbdyn run`` needs only ``E``, the conserved momenta and ``constraint_residual``.
+    The returned dictionary holds the selected columns in the order of :data:`COLUMNS`.
+
+    Examples
+    --------
+    The pendulum of :func:`conservation_table`'s example, its energy and constraint residual
+    alone:
+
+    >>> import numpy as np
+    >>> from pyomo_mbdyn.mechanics import examples
+    >>> pendulum = examples.pendulum()
+    >>> from pyomo_mbdyn.simulate import simulate
+    >>> tr = simulate(pendulum, pendulum.q0, np.zeros(12), 0.1, 3, controls=[[-0.5]] * 3)
+    >>> cols = conservation_columns(pendulum, 0.1, tr.q, tr.v, tr.nu, tr.u, columns=["E", "constraint_residual"])
+    >>> list(cols), cols["E"].shape
+    (['E', 'constraint_residual'], (4,))
+    >>> float(np.ptp(cols["E"])) < 1e-12 and float(cols["constraint_residual"].max()) < 1e-12
+    True
+    """
+    wanted = COLUMNS if columns is None else tuple(columns)
+    unknown = [c for c in wanted if c not in COLUMNS]
+    if unknown:
+        from .errors import ConfigurationError
+
+        raise ConfigurationError(f"conservation_columns: columns {unknown!r} unknown; the columns are {list(COLUMNS)}")
+    wanted = tuple(c for c in COLUMNS if c in wanted)
+    q, v, nu = np.asarray(q, float), np.asarray(v, float), np.asarray(nu, float)
+    N = q.shape[0] - 1
+    out: dict[str, np.ndarray] = {}
+    if "t" in wanted:
+        out["t"] = np.array([k * h for k in range(N + 1)], float)
+    if {"T", "V", "W", "D", "E"} & set(wanted):
+        u = np.asarray(u, float).reshape(N, len(system.actuated))
+        K = system.friction
+        act = system.actuated_indices
+        if work is None:
+            work = [-h * (u[i] @ nu[i, act]) for i in range(N)]
+        W = np.concatenate([[0.0], np.cumsum(np.asarray(work, float))])
+        D = np.concatenate([[0.0], np.cumsum([h * (K * nu[i]) @ nu[i] for i in range(N)])])
+        T = np.array([float(system.kinetic_energy(v[k])) for k in range(N + 1)], float)
+        V = np.array([float(system.potential_energy(q[k])) for k in range(N + 1)], float)
+        energy = {"T": T, "V": V, "W": W, "D": D, "E": T + V + W + D}
+        out.update((c, energy[c]) for c in ("T", "V", "W", "D", "E") if c in wanted)
+    if {"Lx", "Ly", "Lz"} & set(wanted):
+        L = np.array([np.asarray(system.angular_momentum(q[k], v[k]), float) for k in range(N + 1)]).reshape(N + 1, 3)
+        out.update((c, L[:, i]) for i, c in enumerate(("Lx", "Ly", "Lz")) if c in wanted)
+    if {"px", "py", "pz"} & set(wanted):
+        p = np.array([np.asarray(system.linear_momentum(v[k]), float) for k in range(N + 1)]).reshape(N + 1, 3)
+        out.update((c, p[:, i]) for i, c in enumerate(("px", "py", "pz")) if c in wanted)
+    if "constraint_residual" in wanted:
+        out["constraint_residual"] = np.array(
+            [np.abs(np.asarray(system.constraints(q[k]), float)).max(initial=0.0) for k in range(N + 1)], float)
+    if "velocity_constraint_residual" in wanted:
+        out["velocity_constraint_residual"] = np.array(
+            [np.abs(np.asarray(system.constraint_jacobian(q[k]), float) @ v[k]).max(initial=0.0)
+             for k in range(N + 1)], float)
+    return {c: out[c] for c in wanted}
 
 
 def conservation_table(system: MultibodySystem, h: float, q: npt.ArrayLike, v: npt.ArrayLike, nu: npt.ArrayLike,
@@ -87,28 +164,10 @@ def conservation_table(system: MultibodySystem, h: float, q: npt.ArrayLike, v: n
     >>> float(np.ptp(table["E"])) < 1e-12
     True
     """
-    q, v, nu = np.asarray(q, float), np.asarray(v, float), np.asarray(nu, float)
-    N = q.shape[0] - 1
-    u = np.asarray(u, float).reshape(N, len(system.actuated))
-    K = system.friction
-    act = system.actuated_indices
-    if work is None:
-        work = [-h * (u[i] @ nu[i, act]) for i in range(N)]
-    work = np.concatenate([[0.0], np.cumsum(np.asarray(work, float))])
-    dissipation = np.concatenate([[0.0], np.cumsum([h * (K * nu[i]) @ nu[i] for i in range(N)])])
-    rows = []
-    for k in range(N + 1):
-        L = np.asarray(system.angular_momentum(q[k], v[k]), float)
-        p = np.asarray(system.linear_momentum(v[k]), float)
-        phi = np.abs(np.asarray(system.constraints(q[k]), float)).max(initial=0.0)
-        gv = np.abs(np.asarray(system.constraint_jacobian(q[k]), float) @ v[k]).max(initial=0.0)
-        T = float(system.kinetic_energy(v[k]))
-        V = float(system.potential_energy(q[k]))
-        rows.append(dict(t=k * h, T=T, V=V, W=work[k], D=dissipation[k],
-                         E=T + V + work[k] + dissipation[k], Lx=L[0], Ly=L[1], Lz=L[2],
-                         px=p[0], py=p[1], pz=p[2], constraint_residual=phi,
-                         velocity_constraint_residual=float(gv)))
-    return pd.DataFrame(rows).rename_axis("k")
+    import pandas as pd  # here, not at module level: the run path reads the columns (issue 48)
+
+    columns = conservation_columns(system, h, q, v, nu, u, work=work)
+    return pd.DataFrame(columns, index=pd.RangeIndex(len(columns["t"]), name="k"))
 
 
 def trajectory_table(trajectory: Any) -> pd.DataFrame:  # a Trajectory (trajectory.py imports this module)

@@ -8,12 +8,14 @@ n_inequalities, iterations, import_seconds, build_seconds, solve_seconds,
 wall_seconds, constraint_residual, horizon`` and, where they apply,
 ``energy_balance_error, momentum_error, hamiltonian_drift``.  The times are wall
 seconds: ``import_seconds`` from the console script's start (after Python's own
-start-up, about 20 ms) until the command line is ready — the package, Pyomo,
-NumPy, CasADi; ``null`` when run as ``python -m pyomo_mbdyn.cli`` — then
+start-up, about 20 ms) until the command line and what the run imports are loaded —
+the package, Pyomo, NumPy, CasADi, the OCP layer with its schemes, the model's module;
+``null`` when run as ``python -m pyomo_mbdyn.cli`` — then
 ``build_seconds`` (the model), ``solve_seconds`` (translation and solver; its part
 inside IPOPT/Bonmin is ``solver_seconds``), and ``wall_seconds`` from the same start
 until the result is printed: what is left of it after import, build and solve is
-the evaluation (diagnostics, the model's ``evaluate``) and any files written.  Counts are of
+the evaluation (the diagnostics' columns, the model's ``evaluate``) and any files written.
+The run imports no pandas (unless the model's own evaluation or diagnostics do).  Counts are of
 the solved model: free variables (variable bounds, e.g. torque limits, are
 not rows), active constraints, split into equality rows and inequality rows
 (a row with lower and upper bound counts once); ``horizon`` is the final
@@ -156,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from ..errors import MbdynError
 
-    common.READY[0] = time.perf_counter()  # the command line is imported: import_seconds ends here
+    common.READY[0] = time.perf_counter()  # the command line is imported (run adds the library's import)
     argv = sys.argv[1:] if argv is None else list(argv)
     wants_json = "--json" in argv
     command = next((a for a in argv if not a.startswith("-")), None)

@@ -157,7 +157,8 @@ def parse_settings(settings: Iterable[str] | None) -> dict[str, Any]:
     return options
 
 
-#: perf_counter() when main() began (``import_seconds`` ends there; :func:`pyomo_mbdyn.cli.main` sets it)
+#: perf_counter() when main() began (:func:`pyomo_mbdyn.cli.main` sets it): the command line is imported;
+#: ``run``'s ``import_seconds`` end later, when the library parts the run imports are loaded too
 READY: list[float | None] = [None]
 
 

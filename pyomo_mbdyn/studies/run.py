@@ -8,11 +8,14 @@ model name); the contract's keys are listed in the command line's docstring.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numbers
 import time
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["run_model", "solve_model"]
 
@@ -39,6 +42,49 @@ def run_model(name: str, scheme: str | None = None, steps: int | None = None, so
     True
     """
     return solve_model(name, scheme, steps, solver, options, **refinement)[0]
+
+
+def _prepare(name: str) -> None:
+    """Import what a run of the model ``name`` imports: the OCP layer (its schemes, the
+    discretization, the mechanics), the solvers' selection and the model's own module.
+    ``pyomo-mbdyn run`` calls it before its clock for the build starts, so that its
+    ``import_seconds`` hold the run's imports, which fell between the timers before
+    (issue 48).  A name that is no model is left to :func:`solve_model` to refuse."""
+    from ..errors import MbdynError
+    from ..mechanics import numeric  # noqa: F401
+    from ..ocp import solve  # noqa: F401
+    from ..plugins import model_spec
+    from ..schemes import structure  # noqa: F401
+    from ..solvers import get_solver  # noqa: F401
+    from . import size  # noqa: F401
+
+    try:
+        model_spec(name)
+    except MbdynError:
+        pass  # solve_model refuses it, as it did before
+
+
+def _node_columns(dyn: Any, names: Sequence[str]) -> dict[str, np.ndarray]:
+    """The columns ``names`` of the scheme block ``dyn``'s per-node diagnostics, as arrays.
+
+    A block with the diagnostics of the scheme base (every multibody scheme: the
+    conservation table of its trajectory) gets them from
+    :func:`pyomo_mbdyn.diagnostics.conservation_columns`, which computes only these
+    columns and builds no pandas table (the run path loads no pandas, issue 48); a block
+    with diagnostics of its own (DNCO's: H, and E with its own W) is asked for its table.
+    The numbers are the table's either way (tests/test_cold_start.py).
+    """
+    from ..schemes.base import SchemeBlockData
+
+    if getattr(type(dyn), "diagnostics", None) is SchemeBlockData.diagnostics:
+        from ..diagnostics import conservation_columns
+
+        # SchemeBlockData.diagnostics' conservation table, the selected columns alone
+        tr = dyn.trajectory()
+        return conservation_columns(dyn.system, dyn.step_length, tr.q, tr.v, tr.nu, tr.u,
+                                    work=tr.extras.get("work"), columns=names)
+    table = dyn.diagnostics()
+    return {name: table[name].to_numpy() for name in names}
 
 
 def _refined_build(spec, kwds, coarsest):
@@ -143,11 +189,11 @@ def solve_model(name: str, scheme: str | None = None, steps: int | None = None, 
         results = (spec.solve or solve)(model, opt)
         solve_seconds = time.perf_counter() - t0
     dyn = model.dyn
-    table = dyn.diagnostics()
-    energy = table["E"].to_numpy()
     # the momentum maps the model conserves (all of L unless it says otherwise)
     conserved = list(spec.conserved_momenta)
-    L = table[conserved].to_numpy() if conserved else None
+    columns = _node_columns(dyn, ["E", "constraint_residual", *conserved])
+    energy = columns["E"]
+    L = np.column_stack([columns[c] for c in conserved]) if conserved else None
     scale_E = max(1.0, np.abs(energy).max())
     objective = None
     for obj in model.component_data_objects(pyo.Objective, active=True):
@@ -171,7 +217,7 @@ def solve_model(name: str, scheme: str | None = None, steps: int | None = None, 
         # the solver's own time (for casadi_*: IPOPT/Bonmin without .nl writing and import)
         "solver_seconds": (sum(st["solver_seconds"] or 0.0 for st in stages) if stages
                            else getattr(results.solver, "wallclock_time", None)),
-        "constraint_residual": float(table["constraint_residual"].max()),
+        "constraint_residual": float(columns["constraint_residual"].max()),
         "energy_balance_error": (float((energy.max() - energy.min()) / scale_E)
                                  if spec.energy_balance else None),
         "momentum_error": float(np.abs(L - L[0]).max()) if L is not None else None,
