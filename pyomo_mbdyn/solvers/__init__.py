@@ -1,4 +1,4 @@
-"""Solvers: the bundled IPOPT/Bonmin plugins and solver selection."""
+"""Solvers: the bundled IPOPT/Bonmin/fatrop plugins and solver selection."""
 
 from .selection import available_solvers, get_solver, library_version
 

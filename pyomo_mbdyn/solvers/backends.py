@@ -59,7 +59,7 @@ class Backend:
     title: str
     problem_class: str
     time_limit_option: Optional[str]
-    result_codes: Mapping[str, tuple] = field(repr=False)
+    result_codes: Mapping[Any, tuple] = field(repr=False)  # keys: the status as CasADi gives it (fatrop: an int)
     watched: bool
     problem_defaults: bool
     library_pattern: str

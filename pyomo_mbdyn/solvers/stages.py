@@ -62,7 +62,7 @@ import numpy as np
 
 from ..errors import ConfigurationError
 
-__all__ = ["grid_positions", "StagePlan", "StageLayout"]
+__all__ = ["grid_positions", "StagePlan", "StageLayout", "stage_order"]
 
 #: a place on the grid: ("node", k) for k = 0..N or ("interval", k) for k = 0..N-1
 Position = tuple[str, int]
@@ -88,6 +88,19 @@ def grid_positions(block: Any, variables: Sequence[Any], solver_name: str = "cas
     An unknown is placed by the first index set of its component: the grid's ``nodes``
     or ``intervals``.  Raises :class:`~pyomo_mbdyn.errors.ConfigurationError` naming the
     first unknown that is not on the grid, or when the model has no grid or several.
+
+    Examples
+    --------
+    >>> import pyomo.environ as pyo
+    >>> m = pyo.ConcreteModel()
+    >>> m.nodes, m.intervals = pyo.RangeSet(0, 2), pyo.RangeSet(0, 1)
+    >>> m.q, m.u, m.T = pyo.Var(m.nodes), pyo.Var(m.intervals, [1, 2]), pyo.Var()
+    >>> grid_positions(m, [m.q[1], m.u[0, 2]])
+    ([('node', 1), ('interval', 0)], 2)
+    >>> grid_positions(m, [m.T])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    pyomo_mbdyn.errors.ConfigurationError: casadi_fatrop: the stage structure does not fit: the unknown T ...
     """
     grids = _grids(block)
     if len(grids) != 1:
@@ -217,6 +230,19 @@ class StageLayout:
     ``home[i]`` the lifted column of unknown i, ``rows[r]`` the lifted row of original
     row r (gap rows have no original row), ``N``, ``nx``, ``nu``, ``ng`` the sizes fatrop
     reads (N+1 entries each), ``column_stage[j]`` the stage of column j.
+
+    Examples
+    --------
+    The plan of the module docstring, with row 0 on interval 0, row 1 on interval 1 and
+    the gap row of unknown 0 built last:
+
+    >>> plan = StagePlan([("node", 1), ("node", 2), ("interval", 0), ("interval", 1)],
+    ...                  [[0, 2], [0, 1, 3]], pairs=[], steps=2)
+    >>> columns, order, layout = stage_order(plan, [0, 1, 0], [None, None, 0], [0, 1])
+    >>> columns  # stage 0: u_0 and the copy of unknown 0; stage 1: x_1 = unknown 0, then its controls
+    [(2, False), (0, True), (0, False), (1, False), (3, False)]
+    >>> order, layout.rows, layout.home, (layout.N, layout.nx, layout.nu, layout.ng)
+    ([2, 0, 1], (1, 2), (2, 3, 0, 4), (1, (0, 1), (2, 2), (1, 1)))
     """
 
     N: int
