@@ -142,3 +142,38 @@ def test_run_reports_the_numbers_of_the_diagnostics_table(name):
         assert result["momentum_error"] is None
     else:
         assert result["momentum_error"] == float(np.abs(L - L[0]).max())
+
+
+LEAVE_SCRIPT = """
+import atexit, sys
+atexit.register(lambda: print("exit handler ran", file=sys.stderr, flush=True))
+
+
+class Teardown:  # freed by the interpreter's teardown, which the console script's run skips
+    def __del__(self):
+        print("torn down", file=sys.stderr, flush=True)
+
+
+kept = Teardown()
+import _pyomo_mbdyn_launch
+path = sys.argv[1]
+sys.argv = ["pyomo-mbdyn", "run", "three-link-arm", "--steps", "10", "--json", "--save", path]
+sys.exit(_pyomo_mbdyn_launch.main())
+"""
+
+
+def test_the_console_script_s_run_leaves_at_once_with_its_answer_and_files_complete(tmp_path):
+    """The console script's ``run`` ends its process without the interpreter's teardown (an
+    object the script keeps is never freed): the exit handlers still run, the one JSON object
+    arrives whole through the pipe, the saved trajectory is on disk, and the exit status is
+    the command's."""
+    from pyomo_mbdyn import results
+
+    path = tmp_path / "arm.npz"
+    out = subprocess.run([sys.executable, "-c", LEAVE_SCRIPT, str(path)], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=300)
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)
+    assert answer["status"] == "optimal" and answer["saved"] == str(path)
+    assert results.load(path).steps == 10
+    assert "exit handler ran" in out.stderr and "torn down" not in out.stderr
