@@ -40,7 +40,7 @@ WITH_EXAMPLES = ["pyomo_mbdyn.atomic", "pyomo_mbdyn.balance", "pyomo_mbdyn.diagn
                  "pyomo_mbdyn.schemes.dmocc", "pyomo_mbdyn.schemes.dnco", "pyomo_mbdyn.schemes.gc",
                  "pyomo_mbdyn.schemes.quaternion", "pyomo_mbdyn.schemes.rem",
                  "pyomo_mbdyn.simulate.recursive", "pyomo_mbdyn.simulate.stepper",
-                 "pyomo_mbdyn.simulate.udwadia_kalaba", "pyomo_mbdyn.solvers.selection",
+                 "pyomo_mbdyn.simulate.udwadia_kalaba", "pyomo_mbdyn.solvers.selection", "pyomo_mbdyn.solvers.stages",
                  "pyomo_mbdyn.studies.run", "pyomo_mbdyn.studies.study", "pyomo_mbdyn.studies.tables",
                  "pyomo_mbdyn.trajectory", "pyomo_mbdyn.model_spec", "pyomo_mbdyn.plugins"]
 
