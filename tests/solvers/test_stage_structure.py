@@ -179,6 +179,14 @@ def test_row_across_intervals_is_refused_by_name():
         pyo.TerminationCondition.optimal
 
 
+def test_rows_over_two_intervals_are_refused_by_name():
+    """DMOCC's momentum matching joins intervals k-1 and k: not one stage."""
+    model = three_link_arm.build(scheme="dmocc", steps=4)
+    with pytest.raises(ConfigurationError, match=r"the constraint dyn\.momentum_matching\[1,.*\] couples "
+                                                 r"intervals \[0, 1\]"):
+        pyo.SolverFactory("casadi_fatrop").solve(model)
+
+
 def test_objective_across_stages_is_refused_by_name():
     model = three_link_arm.build(scheme="gc", steps=4)
     j = next(iter(model.dyn.velocities))
