@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy.typing as npt
+    import pandas as pd
 
     from .mechanics import MultibodySystem
     from .trajectory import Trajectory
 
 import numpy as np
-import pandas as pd
 
 from .errors import ConfigurationError
 
@@ -115,4 +115,6 @@ def joint_space_table(trajectory: Trajectory, system: MultibodySystem | None = N
         row.update(zip((f"{n}.rate" for n in names), rates))
         row.update(T=T, T_off=T_off, tangent_residual=float(np.abs(G @ v).max(initial=0.0)))
         rows.append(row)
+    import pandas as pd  # here: the robots' evaluate reads joint rates without a table (cold start)
+
     return pd.DataFrame(rows).rename_axis("k")
