@@ -95,8 +95,8 @@ def test_run_model_passes_steps_and_build_options_to_the_model():
     """run_model returns the result dictionary of a model built with ``steps`` and ``options``:
     the sphere's lifted form adds the node configurations (12 per step) as unknowns and
     their definitions as equations (DMOCC §7.1's minimal form: 12 unknowns, 6 rows per step)."""
-    minimal = run_model("sphere", steps=20)
-    lifted = run_model("sphere", steps=20, options={"configurations": "lifted"})
+    minimal = run_model("sphere", steps=20, options={"configurations": "minimal"})
+    lifted = run_model("sphere", steps=20)
     assert minimal["steps"] == lifted["steps"] == 20
     assert (minimal["n_variables"], minimal["n_constraints"]) == (20 * 12, 20 * 6 + 12)
     assert lifted["n_variables"] - minimal["n_variables"] == 20 * 12

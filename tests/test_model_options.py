@@ -273,7 +273,7 @@ def test_sphere_on_few_steps_guesses_the_turns_its_increment_bound_carries(capsy
 
 
 def test_sphere_lifted_configurations_and_increment_bound(capsys):
-    minimal = run(capsys, "sphere", "--steps", "30")
+    minimal = run(capsys, "sphere", "--steps", "30", *setting("configurations", "minimal"))
     lifted = run(capsys, "sphere", *setting("configurations", "lifted"), *setting("increment_bound", 0.9))
     assert lifted["objective"] == pytest.approx(minimal["objective"], rel=1e-7)
 

@@ -59,32 +59,34 @@ def test_rest_to_rest_and_momentum_consistency(solved):
     np.testing.assert_allclose(q[-1, 3:12], np.eye(3).ravel(), atol=1e-8)
 
 
-def test_minimal_form_has_the_papers_size(solved):
+def test_minimal_form_has_the_papers_size():
     """DMOCC §7.1: 360 unknowns (increments and controls) and 192 constraints."""
     from pyomo_mbdyn.cli import _count
 
-    m, _ = solved
+    m = sphere.build(configurations="minimal")
     assert m.dyn.config.configurations == "minimal"
     assert (_count(m, pyo.Var), _count(m, pyo.Constraint)) == (360, 192)
 
 
-def test_lifted_form_reaches_the_same_optimum(solved):
+def test_the_papers_minimal_form_reaches_the_same_optimum(solved):
+    """The default (lifted: node configurations as unknowns) and the paper's minimal form
+    (every configuration nested in the increments) reach the same optimum."""
     m, _ = solved
-    lifted = sphere.build(configurations="lifted")
+    assert m.dyn.config.configurations == "lifted"
+    minimal = sphere.build(configurations="minimal")
     opt = pyo.SolverFactory("casadi_ipopt")
     opt.options["tol"] = 1e-10
-    assert opt.solve(lifted).solver.termination_condition == pyo.TerminationCondition.optimal
-    J, J_lifted = pyo.value(m.ocp.control_effort), pyo.value(lifted.ocp.control_effort)
-    assert abs(J - J_lifted) < 1e-8 * J
+    assert opt.solve(minimal).solver.termination_condition == pyo.TerminationCondition.optimal
+    J, J_minimal = pyo.value(m.ocp.control_effort), pyo.value(minimal.ocp.control_effort)
+    assert abs(J - J_minimal) < 1e-8 * J
     tr_m = m.dyn.trajectory()
     q, u = tr_m.q, tr_m.u
-    tr_lifted = lifted.dyn.trajectory()
-    q_l, u_l = tr_lifted.q, tr_lifted.u
+    tr_minimal = minimal.dyn.trajectory()
+    q_l, u_l = tr_minimal.q, tr_minimal.u
     assert np.abs(q - q_l).max() < 1e-6 and np.abs(u - u_l).max() < 1e-6 * np.abs(u).max()
 
 
-def test_lifted_is_the_default_for_large_n():
-    assert sphere.build(steps=sphere.MINIMAL_UP_TO + 1).dyn.config.configurations == "lifted"
+def test_only_dmocc_has_the_minimal_form():
     # the paper's minimal (nested) form is DMOCC's; REM offers lifted and absolute only
     with pytest.raises(ValueError, match=r"(?s)rem block: .*minimal.*\['lifted', 'absolute'\]"):
         from pyomo_mbdyn.schemes import scheme_block

@@ -51,8 +51,6 @@ def build_system() -> MultibodySystem:
     return system
 
 
-#: up to this N the dmocc model is built in the paper's minimal form
-MINIMAL_UP_TO = 50
 
 
 def guess_turns(turns: int | None, steps: int, increment_bound: float | None) -> int:
@@ -95,14 +93,17 @@ def build(scheme: str = "dmocc", steps: int = STEPS, increment_bound: float | No
     """The sphere OCP ``m`` (``m.dyn`` scheme block, ``m.ocp`` problem), with the
     three-turn initial guess.
 
-    ``configurations`` (dmocc; other schemes: their own forms): ``"minimal"`` — the paper's form, 12 N
-    unknowns (increments and controls) and 6 N + 12 constraints, 360/192 at
-    N = 30 — or ``"lifted"`` (configurations as variables, sparse).  Default:
-    minimal up to N = 50, lifted beyond."""
+    ``configurations`` (dmocc; other schemes: their own forms): ``"lifted"`` (the default:
+    node configurations as variables, sparse) or ``"minimal"`` — the paper's form, 12 N
+    unknowns (increments and controls) and 6 N + 12 constraints, 360/192 at N = 30, every
+    node configuration nested in all earlier increments.  Both reach the paper's optimum;
+    the lifted form is the default by measurement (benchmarks/pages/sphere_forms.md: at
+    N = 30 it takes more IPOPT iterations, but its translation and derivatives are sparse
+    where the minimal form's are dense)."""
     import pyomo.environ as pyo
 
     from pyomo_mbdyn.ocp import OptimalControlProblem
-    from pyomo_mbdyn.schemes import record, scheme_block
+    from pyomo_mbdyn.schemes import scheme_block
 
     from pyomo_mbdyn.errors import ConfigurationError
 
@@ -117,11 +118,7 @@ def build(scheme: str = "dmocc", steps: int = STEPS, increment_bound: float | No
     check_scheme("sphere", scheme, SCHEMES)
     system = build_system()
     m = pyo.ConcreteModel("sphere")
-    options = {}
-    if configurations is not None:
-        options["configurations"] = configurations
-    elif record(scheme).name == "dmocc":  # the paper's minimal form on coarse grids
-        options["configurations"] = "minimal" if steps <= MINIMAL_UP_TO else "lifted"
+    options = {} if configurations is None else {"configurations": configurations}
     m.dyn = scheme_block(scheme, system=system, steps=steps, horizon=HORIZON, **options)
     turns = guess_turns(turns, steps, increment_bound if m.dyn.record.increments else None)
     problem = OptimalControlProblem(m.dyn)
@@ -167,7 +164,8 @@ MODEL = ModelSpec(
                  "or as many as increment_bound lets the steps carry; the final orientation is the identity "
                  "either way, so the guess selects the turns)",
         "increment_bound": "bound on the rotation increments per step [rad] (anti-aliasing; 0 or null: none)",
-        "configurations": "dmocc: 'minimal' (the paper's form, default up to N = 50) or 'lifted'",
+        "configurations": "dmocc: 'lifted' (default) or 'minimal' (the paper's form: 360 unknowns and 192 rows "
+                          "at N = 30)",
     },
     schemes=SCHEMES,
     paper_figures=paper_figures,
