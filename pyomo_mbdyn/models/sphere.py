@@ -78,7 +78,7 @@ def guess_turns(turns: int | None, steps: int, increment_bound: float | None) ->
         warnings.warn(f"sphere: {TURNS} turns on {steps} steps would be {per_step:.3g} rad per step, beyond "
                       f"increment_bound={increment_bound:g} rad; the initial guess makes {most} (set turns, "
                       f"steps >= {int(np.ceil(2 * np.pi * TURNS / increment_bound))} or increment_bound)",
-                      ModellingWarning, stacklevel=3)
+                      ModellingWarning, stacklevel=4)  # the caller of build (through model_build)
         return most
     raise ConfigurationError(
         f"sphere: {turns} turns on {steps} steps is {per_step:.3g} rad per step, beyond "
