@@ -22,9 +22,9 @@ from __future__ import annotations
 import dataclasses
 import inspect
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
-__all__ = ["ModelSpec", "COMMON_OPTIONS"]
+__all__ = ["ModelSpec", "COMMON_OPTIONS", "refuse_unknown_options"]
 
 #: the options every model's ``build`` shares, with their meaning
 COMMON_OPTIONS: Mapping[str, str] = MappingProxyType({
@@ -152,16 +152,8 @@ class ModelSpec:
     def check_options(self, name: str, options: Mapping[str, Any]) -> None:
         """Refuse an option ``build`` does not take: a
         :class:`~pyomo_mbdyn.errors.ConfigurationError` naming model ``name``, the option
-        and the options it takes (``pyomo-mbdyn run --set``)."""
-        from .errors import ConfigurationError
-
-        if self.open_ended():
-            return
-        parameters = self.parameters()
-        unknown = sorted(set(options) - set(parameters))
-        if unknown:
-            offered = [p for p in parameters if p not in COMMON_OPTIONS]
-            raise ConfigurationError(f"model {name!r} takes no option {unknown[0]!r}; its options are {offered}")
+        and the options it takes (``pyomo-mbdyn run --set``; :func:`refuse_unknown_options`)."""
+        refuse_unknown_options(name, self.parameters(), options)
 
     def option_rows(self) -> list[dict[str, Any]]:
         """The options of ``build``: ``{"name", "default", "description"}`` in signature
@@ -177,3 +169,27 @@ class ModelSpec:
             rows.append({"name": parameter.name, "default": default,
                          "description": described.get(parameter.name, "")})
         return rows
+
+
+def refuse_unknown_options(name: str, parameters: Mapping[str, inspect.Parameter], options: Iterable[str]) -> None:
+    """A :class:`~pyomo_mbdyn.errors.ConfigurationError` naming model ``name``, the first of
+    ``options`` that a ``build`` with ``parameters`` does not take, and the options it takes;
+    nothing for a ``build`` taking ``**options``.  The one check of a model's options, before
+    a build (:meth:`ModelSpec.check_options`) and at it (:func:`pyomo_mbdyn.models.model_build`).
+
+    Examples
+    --------
+    >>> def build(scheme="gc", steps=10, mass=1.0): ...
+    >>> refuse_unknown_options("mass", inspect.signature(build).parameters, ["masss"])
+    Traceback (most recent call last):
+    ...
+    pyomo_mbdyn.errors.ConfigurationError: model 'mass' takes no option 'masss'; its options are ['mass']
+    """
+    from .errors import ConfigurationError
+
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return
+    unknown = sorted(set(options) - set(parameters))
+    if unknown:
+        offered = [p for p in parameters if p not in COMMON_OPTIONS]
+        raise ConfigurationError(f"model {name!r} takes no option {unknown[0]!r}; its options are {offered}")

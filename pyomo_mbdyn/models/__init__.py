@@ -15,7 +15,7 @@ import inspect
 import numbers
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
-from pyomo_mbdyn.model_spec import COMMON_OPTIONS  # noqa: F401  (the options every build shares)
+from pyomo_mbdyn.model_spec import COMMON_OPTIONS, refuse_unknown_options  # noqa: F401  (COMMON_OPTIONS: re-exported)
 from pyomo_mbdyn.plugins import model_spec, models
 
 if TYPE_CHECKING:
@@ -49,7 +49,6 @@ def model_build(build: _F) -> _F:
     refused.  The signature is kept (``inspect.signature`` follows it)."""
 
     parameters = inspect.signature(build).parameters
-    open_ended = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
     module = build.__module__.rpartition(".")[2]
     name = next((n for n, m in MODELS.items() if m.partition(":")[0].rpartition(".")[2] == module), module)
 
@@ -57,10 +56,7 @@ def model_build(build: _F) -> _F:
     def checked(*args: Any, **kwds: Any) -> Any:
         from pyomo_mbdyn.errors import ConfigurationError
 
-        unknown = [] if open_ended else sorted(set(kwds) - set(parameters))
-        if unknown:
-            offered = [p for p in parameters if p not in ("scheme", "steps")]
-            raise ConfigurationError(f"model {name!r} takes no option {unknown[0]!r}; its options are {offered}")
+        refuse_unknown_options(name, parameters, kwds)
         bound = inspect.signature(build).bind_partial(*args, **kwds).arguments
         for key, value in bound.items():  # True is not 1: --set mass=true was a 1 kg mass
             default = parameters[key].default if key in parameters else None
